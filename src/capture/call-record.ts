@@ -1,0 +1,109 @@
+// What the gateway captures for one model call, handed to a CallRecorder (the store implements it).
+import type { CanonicalResponse, Protocol } from '../providers/canonical.js';
+
+/**
+ * Terminal status of one captured call. Only `ok` calls are training data; every other status is
+ * kept for diagnosis and never exported as trainable.
+ */
+export type CallStatus =
+  | 'ok'
+  /** The upstream answered but returned no token ids (not vLLM >= 0.10.2, or return_token_ids ignored). */
+  | 'no_token_ids'
+  /** Token ids, logprobs and usage disagree in length; the capture cannot be trusted. */
+  | 'token_mismatch'
+  /** The upstream answered with an HTTP error (4xx/5xx other than context overflow). */
+  | 'upstream_error'
+  /** The upstream could not be reached (connection refused, reset before any answer). */
+  | 'upstream_unavailable'
+  /** The upstream did not answer (or stalled mid-stream) within the gateway's timeout. */
+  | 'upstream_timeout'
+  /** The prompt plus max tokens exceeds the model's context window. */
+  | 'context_overflow'
+  /** The client went away before the answer was complete; the upstream request was cancelled. */
+  | 'client_aborted'
+  /** The client's request could not be parsed or translated. */
+  | 'invalid_request'
+  /** A bug in polar; the message says where. */
+  | 'internal_error';
+
+export const CALL_STATUSES: readonly CallStatus[] = [
+  'ok',
+  'no_token_ids',
+  'token_mismatch',
+  'upstream_error',
+  'upstream_unavailable',
+  'upstream_timeout',
+  'context_overflow',
+  'client_aborted',
+  'invalid_request',
+  'internal_error',
+];
+
+/** The token-level capture of one completion, exactly as the upstream returned it. */
+export interface TokenCapture {
+  /** Top-level `prompt_token_ids` of the upstream response: what the model actually saw. */
+  promptTokenIds: number[] | null;
+  /** `choices[0].token_ids`: the sampled ids, before any reasoning or tool parsing. */
+  tokenIds: number[] | null;
+  /** `choices[0].logprobs.content[i].logprob`, one per sampled token. */
+  logprobs: number[] | null;
+  /** Upstream `finish_reason` (`stop`, `length`, `tool_calls`, ...). */
+  finishReason: string | null;
+  /** Upstream `stop_reason`: the matched stop string or token id, or null for EOS. */
+  stopReason: string | number | null;
+  /** Upstream usage, when reported. */
+  promptTokens: number | null;
+  completionTokens: number | null;
+}
+
+/** Everything recorded about one call. Raw byte fields are stored compressed. */
+export interface CallRecord {
+  sessionId: number;
+  protocol: Protocol;
+  /** Client path and query, e.g. `/v1/messages?beta=true`. */
+  path: string;
+  stream: boolean;
+  status: CallStatus;
+  /** Human-readable reason for a non-ok status. */
+  error: string | null;
+  /** HTTP status the client was answered with (200 for a stream that ended in an in-band error). */
+  httpStatus: number;
+  /** The model name the client asked for. */
+  requestedModel: string | null;
+  /** The model name sent upstream. */
+  upstreamModel: string | null;
+  /** The client's request body, byte for byte. */
+  clientRequest: Buffer;
+  /** The exact body sent upstream, or null if nothing was sent. */
+  upstreamRequest: Buffer | null;
+  /** The upstream's response bytes (JSON body or raw SSE text), or null. */
+  upstreamResponse: Buffer | null;
+  capture: TokenCapture;
+  /** The assistant turn as parsed from the upstream (for reading and SFT export). */
+  response: CanonicalResponse | null;
+  /** Epoch milliseconds when the gateway received the request. */
+  startedAt: number;
+  /** Milliseconds from receipt to the first byte sent to the client. */
+  ttfbMs: number | null;
+  /** Milliseconds from receipt to the capture being complete. */
+  latencyMs: number;
+}
+
+/** A session: one agent run, identified by the API key its harness was configured with. */
+export interface SessionRef {
+  id: number;
+  key: string;
+  /** Set when the upstream is polar's simulator; exports mark such trajectories. */
+  simulated: boolean;
+}
+
+/**
+ * How the gateway persists what it captured. The store implements it; tests may fake it.
+ * Contract: `recordCall` returns only after the record is durably committed, and throws on failure.
+ */
+export interface CallRecorder {
+  /** The session for an API key, or undefined when the key is unknown. */
+  findSession(key: string): SessionRef | undefined;
+  /** Commits one call and returns its id. */
+  recordCall(record: CallRecord): number;
+}

@@ -1,0 +1,94 @@
+// polar's typed errors. Library code throws these; only cli/ turns them into output and exit codes.
+
+/** Exit codes, documented in the README. */
+export const EXIT_CODES = {
+  ok: 0,
+  generic: 1,
+  usage: 2,
+  config: 3,
+  dockerUnavailable: 4,
+  upstreamUnavailable: 5,
+  harnessFailed: 6,
+  evalFailed: 7,
+  notFound: 8,
+  dataError: 9,
+  cancelled: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
+
+/** Base class: a kebab-case code, an exit code, an optional hint saying how to fix it. */
+export class PolarError extends Error {
+  override name = 'PolarError';
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly exitCode: ExitCode = EXIT_CODES.generic,
+    readonly hint?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Bad flags or arguments. */
+export class UsageError extends PolarError {
+  override name = 'UsageError';
+  constructor(message: string, hint?: string) {
+    super(message, 'usage', EXIT_CODES.usage, hint);
+  }
+}
+
+/** A configuration file or value that cannot be used. */
+export class ConfigError extends PolarError {
+  override name = 'ConfigError';
+  constructor(message: string, hint?: string, options?: { cause?: unknown }) {
+    super(message, 'config', EXIT_CODES.config, hint, options);
+  }
+}
+
+/** Something the user named (session, run, harness) does not exist. */
+export class NotFoundError extends PolarError {
+  override name = 'NotFoundError';
+  constructor(message: string, hint?: string) {
+    super(message, 'not-found', EXIT_CODES.notFound, hint);
+  }
+}
+
+/** The upstream model server cannot be used. */
+export class UpstreamUnavailableError extends PolarError {
+  override name = 'UpstreamUnavailableError';
+  constructor(message: string, hint?: string, options?: { cause?: unknown }) {
+    super(message, 'upstream-unavailable', EXIT_CODES.upstreamUnavailable, hint, options);
+  }
+}
+
+/** No Docker engine answers. */
+export class DockerUnavailableError extends PolarError {
+  override name = 'DockerUnavailableError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(
+      message,
+      'docker-unavailable',
+      EXIT_CODES.dockerUnavailable,
+      'Install and start a Docker engine (Debian: apt-get install -y docker.io && dockerd &), or set DOCKER_HOST.',
+      options,
+    );
+  }
+}
+
+/** Input data (dataset, predictions, database) that is malformed. */
+export class DataError extends PolarError {
+  override name = 'DataError';
+  constructor(message: string, hint?: string, options?: { cause?: unknown }) {
+    super(message, 'data', EXIT_CODES.dataError, hint, options);
+  }
+}
+
+/** A bug in polar. */
+export class InternalError extends PolarError {
+  override name = 'InternalError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, 'internal', EXIT_CODES.generic, 'This is a bug in polar; please report it with the command you ran.', options);
+  }
+}

@@ -1,0 +1,29 @@
+import { defineConfig } from 'vitest/config';
+
+// Tiers (DESIGN §10): unit tests need nothing; docker and e2e tests need a Docker engine and
+// skip locally (with the reason printed) when none answers, but fail in CI.
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+          exclude: ['test/**/*.docker.test.ts', 'test/**/*.e2e.test.ts', 'node_modules/**'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'docker',
+          include: ['test/**/*.docker.test.ts', 'test/**/*.e2e.test.ts'],
+          fileParallelism: false,
+          testTimeout: 600_000,
+          hookTimeout: 900_000,
+        },
+      },
+    ],
+  },
+});
