@@ -1,0 +1,105 @@
+// Inserts one call in a synchronous IMMEDIATE transaction: assigns seq, diffs against the previous call, commits.
+import type Database from 'better-sqlite3';
+import type { CallRecord } from '../capture/call-record.js';
+import { DataError } from '../errors.js';
+import { compressBytes } from './compress-bytes.js';
+import { encodePromptIds, encodeRequestBytes, type PriorCall } from './encode-call-fields.js';
+import { packNullableNumberArray } from './pack-number-array.js';
+import type { CallReader } from './read-calls.js';
+
+/** Sessions whose last call stays decoded in memory, so an insert need not walk a chain. */
+const PRIOR_CACHE_SIZE = 64;
+
+const INSERT_SQL = `INSERT INTO calls (
+  session_id, seq, protocol, path, stream, status, error, http_status, requested_model, upstream_model,
+  started_at, ttfb_ms, latency_ms, finish_reason, stop_reason, prompt_tokens, completion_tokens, response,
+  prompt_ids_tail, prompt_ids_len, prompt_base_call_id, prompt_shared_len, token_ids, token_ids_len, logprobs,
+  client_request, client_request_base_call_id, client_request_prefix_len, client_request_suffix_len,
+  upstream_request, upstream_request_base_call_id, upstream_request_prefix_len, upstream_request_suffix_len,
+  upstream_response
+) VALUES (
+  @session_id, @seq, @protocol, @path, @stream, @status, @error, @http_status, @requested_model, @upstream_model,
+  @started_at, @ttfb_ms, @latency_ms, @finish_reason, @stop_reason, @prompt_tokens, @completion_tokens, @response,
+  @prompt_ids_tail, @prompt_ids_len, @prompt_base_call_id, @prompt_shared_len, @token_ids, @token_ids_len, @logprobs,
+  @client_request, @client_request_base_call_id, @client_request_prefix_len, @client_request_suffix_len,
+  @upstream_request, @upstream_request_base_call_id, @upstream_request_prefix_len, @upstream_request_suffix_len,
+  @upstream_response
+)`;
+
+function toPriorCall(id: number, record: CallRecord): PriorCall {
+  const { promptTokenIds, tokenIds } = record.capture;
+  return {
+    id,
+    promptBase: promptTokenIds === null ? null : promptTokenIds.concat(tokenIds ?? []),
+    clientRequest: Buffer.from(record.clientRequest),
+    upstreamRequest: record.upstreamRequest === null ? null : Buffer.from(record.upstreamRequest),
+  };
+}
+
+/** Returns `insert(record) => call id`; it returns only after the transaction has committed. */
+export function createCallInserter(db: Database.Database, reader: CallReader): (record: CallRecord) => number {
+  const sessionExists = db.prepare<[number], { id: number }>('SELECT id FROM sessions WHERE id = ?');
+  const lastCall = db.prepare<[number], { id: number; seq: number }>('SELECT id, seq FROM calls WHERE session_id = ? ORDER BY seq DESC LIMIT 1');
+  const insert = db.prepare<[Record<string, unknown>]>(INSERT_SQL);
+  /** Map order is recency order: the first key is evicted first. */
+  const priors = new Map<number, PriorCall>();
+
+  const write = db.transaction((record: CallRecord): number => {
+    if (sessionExists.get(record.sessionId) === undefined) {
+      throw new DataError(`Cannot record a call for session ${record.sessionId}: no such session.`, 'Create the session first (polar sessions new).');
+    }
+    const last = lastCall.get(record.sessionId);
+    const seq = last === undefined ? 0 : last.seq + 1;
+    const cached = priors.get(record.sessionId);
+    const prior = last === undefined ? undefined : cached?.id === last.id ? cached : reader.loadPrior(last.id);
+    const { capture } = record;
+    const prompt = encodePromptIds(prior, capture.promptTokenIds, seq);
+    const client = encodeRequestBytes(prior?.id, prior?.clientRequest, record.clientRequest, seq);
+    const upstream = encodeRequestBytes(prior?.id, prior?.upstreamRequest, record.upstreamRequest, seq);
+    const result = insert.run({
+      session_id: record.sessionId,
+      seq,
+      protocol: record.protocol,
+      path: record.path,
+      stream: record.stream ? 1 : 0,
+      status: record.status,
+      error: record.error,
+      http_status: record.httpStatus,
+      requested_model: record.requestedModel,
+      upstream_model: record.upstreamModel,
+      started_at: record.startedAt,
+      ttfb_ms: record.ttfbMs,
+      latency_ms: record.latencyMs,
+      finish_reason: capture.finishReason,
+      stop_reason: capture.stopReason === null ? null : JSON.stringify(capture.stopReason),
+      prompt_tokens: capture.promptTokens,
+      completion_tokens: capture.completionTokens,
+      response: record.response === null ? null : JSON.stringify(record.response),
+      prompt_ids_tail: prompt.tail,
+      prompt_ids_len: capture.promptTokenIds?.length ?? null,
+      prompt_base_call_id: prompt.baseCallId,
+      prompt_shared_len: prompt.sharedLen,
+      token_ids: packNullableNumberArray(capture.tokenIds),
+      token_ids_len: capture.tokenIds?.length ?? null,
+      logprobs: packNullableNumberArray(capture.logprobs),
+      client_request: client.blob,
+      client_request_base_call_id: client.baseCallId,
+      client_request_prefix_len: client.prefixLen,
+      client_request_suffix_len: client.suffixLen,
+      upstream_request: upstream.blob,
+      upstream_request_base_call_id: upstream.baseCallId,
+      upstream_request_prefix_len: upstream.prefixLen,
+      upstream_request_suffix_len: upstream.suffixLen,
+      upstream_response: record.upstreamResponse === null ? null : compressBytes(record.upstreamResponse),
+    });
+    return Number(result.lastInsertRowid);
+  });
+
+  return (record) => {
+    const id = write.immediate(record);
+    priors.delete(record.sessionId);
+    priors.set(record.sessionId, toPriorCall(id, record));
+    if (priors.size > PRIOR_CACHE_SIZE) priors.delete(priors.keys().next().value as number);
+    return id;
+  };
+}

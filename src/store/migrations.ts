@@ -1,0 +1,74 @@
+// The schema as an ordered list of steps; step i brings `PRAGMA user_version` from i to i + 1.
+// Later issues APPEND steps (never edit a shipped one): e.g. migration 2 creates runs and tasks and
+// runs `ALTER TABLE sessions ADD COLUMN run_id INTEGER REFERENCES runs(id)`.
+
+export interface Migration {
+  /** Shown in errors when the step fails. */
+  name: string;
+  /** One or more SQL statements, run in one transaction together with the user_version bump. */
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    name: 'sessions and calls',
+    sql: `
+CREATE TABLE sessions (
+  id INTEGER PRIMARY KEY,
+  key TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  label TEXT,
+  simulated INTEGER NOT NULL DEFAULT 0 CHECK (simulated IN (0, 1)),
+  meta TEXT
+);
+
+-- One row per captured call. Token arrays are packed blobs (pack-number-array.ts). Prompt ids and the
+-- two request bodies are deltas against the previous call of the same session (*_base_call_id NULL
+-- means stored in full): prompt = base's (prompt ids ++ sampled ids)[0, prompt_shared_len) ++ tail;
+-- request = base[0, prefix_len) ++ decompressed blob ++ base's last suffix_len bytes. Raw bytes are
+-- compressed (compress-bytes.ts). The base columns carry no REFERENCES clause on purpose: without an
+-- index on each, SQLite would scan the table for every deleted call; decoding checks the links.
+CREATE TABLE calls (
+  id INTEGER PRIMARY KEY,
+  session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  protocol TEXT NOT NULL,
+  path TEXT NOT NULL,
+  stream INTEGER NOT NULL CHECK (stream IN (0, 1)),
+  status TEXT NOT NULL,
+  error TEXT,
+  http_status INTEGER NOT NULL,
+  requested_model TEXT,
+  upstream_model TEXT,
+  started_at INTEGER NOT NULL,
+  ttfb_ms REAL,
+  latency_ms REAL NOT NULL,
+  finish_reason TEXT,
+  stop_reason TEXT,
+  prompt_tokens INTEGER,
+  completion_tokens INTEGER,
+  response TEXT,
+  prompt_ids_tail BLOB,
+  prompt_ids_len INTEGER,
+  prompt_base_call_id INTEGER,
+  prompt_shared_len INTEGER NOT NULL DEFAULT 0,
+  token_ids BLOB,
+  token_ids_len INTEGER,
+  logprobs BLOB,
+  client_request BLOB NOT NULL,
+  client_request_base_call_id INTEGER,
+  client_request_prefix_len INTEGER NOT NULL DEFAULT 0,
+  client_request_suffix_len INTEGER NOT NULL DEFAULT 0,
+  upstream_request BLOB,
+  upstream_request_base_call_id INTEGER,
+  upstream_request_prefix_len INTEGER NOT NULL DEFAULT 0,
+  upstream_request_suffix_len INTEGER NOT NULL DEFAULT 0,
+  upstream_response BLOB,
+  UNIQUE (session_id, seq)
+);
+`,
+  },
+];
+
+/** The user_version a fully migrated database has. */
+export const SCHEMA_VERSION = MIGRATIONS.length;

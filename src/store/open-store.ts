@@ -1,0 +1,41 @@
+// The Store: polar's SQLite database behind repositories, so no other module sees better-sqlite3.
+import { createCallRepository, type CallRepository } from './call-repository.js';
+import { openDatabase } from './open-database.js';
+import { createStatsReader, type StoreStats, type StoreStatsOptions } from './read-store-stats.js';
+import { createSessionRepository, type SessionRepository } from './session-repository.js';
+
+export interface Store {
+  /** The database file (or `:memory:`). */
+  readonly path: string;
+  readonly readonly: boolean;
+  readonly sessions: SessionRepository;
+  readonly calls: CallRepository;
+  stats(options?: StoreStatsOptions): StoreStats;
+  /** Closes the database; the store must not be used afterwards. Idempotent. */
+  close(): void;
+}
+
+export interface OpenStoreOptions {
+  /** Open without writing: no directory creation, no migrations; the schema must be current. */
+  readonly?: boolean;
+}
+
+/**
+ * Opens or creates polar's database at `path` (parent directories are created) and migrates it.
+ * Throws DataError when the file is not a polar database or was written by a newer polar, and
+ * NotFoundError when a read-only open finds no file.
+ */
+export function openStore(path: string, options: OpenStoreOptions = {}): Store {
+  const readonly = options.readonly ?? false;
+  const db = openDatabase(path, { readonly });
+  return {
+    path,
+    readonly,
+    sessions: createSessionRepository(db),
+    calls: createCallRepository(db),
+    stats: createStatsReader(db),
+    close() {
+      if (db.open) db.close();
+    },
+  };
+}

@@ -1,0 +1,105 @@
+// Packs number arrays (token ids, logprobs) into compact little-endian blobs that decode exactly.
+import { DataError } from '../errors.js';
+
+/** How the values of a packed array are stored; the first byte of the blob says which. */
+export type NumberArrayFormat = 'uint32' | 'float32' | 'float64';
+
+const TAG_BY_FORMAT: Record<NumberArrayFormat, number> = { uint32: 1, float32: 2, float64: 3 };
+const WIDTH_BY_FORMAT: Record<NumberArrayFormat, number> = { uint32: 4, float32: 4, float64: 8 };
+
+function formatOfTag(tag: number | undefined): NumberArrayFormat | undefined {
+  switch (tag) {
+    case 1:
+      return 'uint32';
+    case 2:
+      return 'float32';
+    case 3:
+      return 'float64';
+    default:
+      return undefined;
+  }
+}
+
+function isUint32(x: number): boolean {
+  return Number.isInteger(x) && x >= 0 && x <= 0xffff_ffff && !Object.is(x, -0);
+}
+
+/** True when float32 holds the value exactly (vLLM logprobs are float32, so they always are). */
+function isFloat32(x: number): boolean {
+  return Object.is(Math.fround(x), x);
+}
+
+/**
+ * The narrowest format that round-trips every value: uint32 for token ids, float32 for logprobs
+ * when every value is exactly a float32, float64 otherwise. An empty array is uint32.
+ */
+export function chooseNumberArrayFormat(values: readonly number[]): NumberArrayFormat {
+  if (values.every(isUint32)) return 'uint32';
+  if (values.every(isFloat32)) return 'float32';
+  return 'float64';
+}
+
+/** Packs values as `[format tag][value, little-endian]*`. Lossless for every JS number. */
+export function packNumberArray(values: readonly number[]): Buffer {
+  const format = chooseNumberArrayFormat(values);
+  const width = WIDTH_BY_FORMAT[format];
+  const blob = Buffer.alloc(1 + values.length * width);
+  blob[0] = TAG_BY_FORMAT[format];
+  const view = new DataView(blob.buffer, blob.byteOffset, blob.length);
+  for (let i = 0; i < values.length; i++) {
+    const offset = 1 + i * width;
+    const value = values[i] as number;
+    switch (format) {
+      case 'uint32':
+        view.setUint32(offset, value, true);
+        break;
+      case 'float32':
+        view.setFloat32(offset, value, true);
+        break;
+      case 'float64':
+        view.setFloat64(offset, value, true);
+        break;
+    }
+  }
+  return blob;
+}
+
+/** Inverse of packNumberArray. Throws DataError on an unknown tag or a truncated blob. */
+export function unpackNumberArray(blob: Uint8Array): number[] {
+  const format = formatOfTag(blob[0]);
+  if (format === undefined) {
+    throw new DataError(`Packed number array has unknown format tag ${String(blob[0])}.`, 'The database may be corrupt or written by a newer polar.');
+  }
+  const width = WIDTH_BY_FORMAT[format];
+  if ((blob.length - 1) % width !== 0) {
+    throw new DataError(`Packed ${format} array has ${blob.length - 1} payload bytes, not a multiple of ${width}.`, 'The database may be corrupt.');
+  }
+  const count = (blob.length - 1) / width;
+  const view = new DataView(blob.buffer, blob.byteOffset, blob.length);
+  const values = new Array<number>(count);
+  for (let i = 0; i < count; i++) {
+    const offset = 1 + i * width;
+    switch (format) {
+      case 'uint32':
+        values[i] = view.getUint32(offset, true);
+        break;
+      case 'float32':
+        values[i] = view.getFloat32(offset, true);
+        break;
+      case 'float64':
+        values[i] = view.getFloat64(offset, true);
+        break;
+    }
+  }
+  return values;
+}
+
+/** packNumberArray that keeps null as null (null and empty stay distinct). */
+export function packNullableNumberArray(values: readonly number[] | null): Buffer | null {
+  return values === null ? null : packNumberArray(values);
+}
+
+/** unpackNumberArray that keeps null as null. */
+export function unpackNullableNumberArray(blob: Uint8Array | null): number[] | null {
+  return blob === null ? null : unpackNumberArray(blob);
+}
