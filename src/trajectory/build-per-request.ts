@@ -1,0 +1,58 @@
+// per_request builder: one row per trainable call, prompt = its prompt ids, response = its sampled ids.
+import { checkTrainable } from './check-trainable.js';
+import { countRowTokens } from './count-row-tokens.js';
+import { sortCallsForBuild, type TrajectoryCall } from './trajectory-call.js';
+import type { SplitRecord, TrajectoryBuild, TrajectoryRow, TurnPlacement } from './trajectory-row.js';
+import { assertTrajectoryFidelity } from './verify-trajectory.js';
+
+/**
+ * Builds one row per trainable call, in `seq` order. Non-trainable calls are listed in
+ * `diagnostics.splits` with reason `not-trainable` and appear in no row.
+ * Throws InternalError if the result is not token-faithful (a bug).
+ */
+export function buildPerRequest(sessionId: number, calls: readonly TrajectoryCall[]): TrajectoryBuild {
+  const rows: TrajectoryRow[] = [];
+  const turns: TurnPlacement[] = [];
+  const splits: SplitRecord[] = [];
+  for (const call of sortCallsForBuild(calls)) {
+    const check = checkTrainable(call);
+    if (!check.trainable) {
+      splits.push({
+        callId: call.id,
+        seq: call.seq,
+        reason: { kind: 'not-trainable', status: check.status, detail: check.detail },
+      });
+      continue;
+    }
+    const { promptTokenIds, tokenIds, logprobs } = check.value;
+    const rowIndex = rows.length;
+    rows.push({
+      sessionId,
+      rowIndex,
+      callIds: [call.id],
+      promptIds: [...promptTokenIds],
+      responseIds: [...tokenIds],
+      lossMask: tokenIds.map(() => 1 as const),
+      logprobs: [...logprobs],
+      builder: 'per_request',
+    });
+    turns.push({ callId: call.id, rowIndex, responseOffset: 0, length: tokenIds.length });
+  }
+  const build: TrajectoryBuild = {
+    rows,
+    turns,
+    diagnostics: {
+      sessionId,
+      builder: 'per_request',
+      calls: calls.length,
+      trainableCalls: turns.length,
+      chains: rows.length,
+      rows: rows.length,
+      ...countRowTokens(rows),
+      splits,
+      drift: { mergedTurns: 0, mergedTurnsWithDrift: 0, prefixMismatchSplits: 0, prefixMismatchDifferingTokens: 0 },
+    },
+  };
+  assertTrajectoryFidelity(calls, build);
+  return build;
+}

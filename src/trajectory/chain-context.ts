@@ -1,0 +1,44 @@
+// Token comparisons between a row's context (prompt ids + response ids so far) and a call's prompt.
+import type { TrajectoryRow } from './trajectory-row.js';
+
+type RowContext = Pick<TrajectoryRow, 'promptIds' | 'responseIds'>;
+
+export function contextLength(row: RowContext): number {
+  return row.promptIds.length + row.responseIds.length;
+}
+
+function contextTokenAt(row: RowContext, index: number): number | undefined {
+  const { promptIds, responseIds } = row;
+  return index < promptIds.length ? promptIds[index] : responseIds[index - promptIds.length];
+}
+
+/** Length of the longest common prefix of the row's context and `prompt`. */
+export function commonPrefixLength(row: RowContext, prompt: readonly number[]): number {
+  const { promptIds, responseIds } = row;
+  const limit = Math.min(contextLength(row), prompt.length);
+  let i = 0;
+  const promptPart = Math.min(promptIds.length, limit);
+  while (i < promptPart && promptIds[i] === prompt[i]) i++;
+  if (i < promptPart) return i;
+  while (i < limit && responseIds[i - promptIds.length] === prompt[i]) i++;
+  return i;
+}
+
+/** True when the row's whole context is an exact token prefix of `prompt` (equal length allowed). */
+export function isContextPrefixOf(row: RowContext, prompt: readonly number[]): boolean {
+  const length = contextLength(row);
+  return length <= prompt.length && commonPrefixLength(row, prompt) === length;
+}
+
+/**
+ * Positions in `[from, contextLength)` where `prompt` holds a different token than the context, or none.
+ * Positional on purpose (linear, well defined): an inserted or dropped token shifts and counts the rest.
+ */
+export function countDifferingTokens(row: RowContext, prompt: readonly number[], from: number): number {
+  const length = contextLength(row);
+  let differing = 0;
+  for (let i = from; i < length; i++) {
+    if (i >= prompt.length || contextTokenAt(row, i) !== prompt[i]) differing++;
+  }
+  return differing;
+}

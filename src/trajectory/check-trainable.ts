@@ -1,0 +1,48 @@
+// Decides whether one captured call can be trained on, and says why not when it cannot.
+import type { CallStatus } from '../capture/call-record.js';
+import type { TrajectoryCall } from './trajectory-call.js';
+
+/** Why a call is never trained on. */
+export type NotTrainableDetail =
+  /** The call's status is not `ok`. */
+  | 'status'
+  /** No (or empty) `prompt_token_ids`: the context the model saw is unknown. */
+  | 'missing-prompt-ids'
+  | 'missing-token-ids'
+  | 'missing-logprobs'
+  /** `token_ids` and logprobs differ in length. */
+  | 'logprob-count-mismatch'
+  /** Zero sampled tokens: nothing to train. */
+  | 'empty-response'
+  /** A logprob is NaN or infinite. */
+  | 'non-finite-logprob';
+
+/** A call that passed the check: its token arrays are present and aligned. */
+export interface TrainableCall {
+  call: TrajectoryCall;
+  promptTokenIds: readonly number[];
+  tokenIds: readonly number[];
+  logprobs: readonly number[];
+}
+
+export type TrainableCheck =
+  | { trainable: true; value: TrainableCall }
+  | { trainable: false; status: CallStatus; detail: NotTrainableDetail };
+
+/** Only `ok` calls with prompt ids, sampled ids and equally many finite logprobs are trainable. */
+export function checkTrainable(call: TrajectoryCall): TrainableCheck {
+  const reject = (detail: NotTrainableDetail): TrainableCheck => ({
+    trainable: false,
+    status: call.status,
+    detail,
+  });
+  if (call.status !== 'ok') return reject('status');
+  const { promptTokenIds, tokenIds, logprobs } = call;
+  if (promptTokenIds === null || promptTokenIds.length === 0) return reject('missing-prompt-ids');
+  if (tokenIds === null) return reject('missing-token-ids');
+  if (logprobs === null) return reject('missing-logprobs');
+  if (tokenIds.length !== logprobs.length) return reject('logprob-count-mismatch');
+  if (tokenIds.length === 0) return reject('empty-response');
+  if (!logprobs.every(Number.isFinite)) return reject('non-finite-logprob');
+  return { trainable: true, value: { call, promptTokenIds, tokenIds, logprobs } };
+}

@@ -1,0 +1,59 @@
+// The captured call as the trajectory builders see it, plus the token facts (EOS ids) they need.
+import type { CallStatus } from '../capture/call-record.js';
+import type { CanonicalResponse } from '../providers/canonical.js';
+
+/** One captured model call of a session, reduced to what trajectory building needs. */
+export interface TrajectoryCall {
+  /** Store id of the call; rows refer to calls by this id. */
+  id: number;
+  /** Order of the call within its session (capture order); builders walk calls by `seq`, then `id`. */
+  seq: number;
+  status: CallStatus;
+  /** `prompt_token_ids` the upstream returned: exactly what the model saw. */
+  promptTokenIds: number[] | null;
+  /** The sampled token ids, unparsed. */
+  tokenIds: number[] | null;
+  /** One logprob per sampled token. */
+  logprobs: number[] | null;
+  /** Upstream `finish_reason` (`stop`, `length`, `tool_calls`, ...). */
+  finishReason: string | null;
+  /** The parsed assistant turn, for reading and SFT export only (never used to build token rows). */
+  response: CanonicalResponse | null;
+  /** The client's request messages, for reading only. */
+  requestMessages?: unknown;
+}
+
+/** Token facts of the served model's tokenizer that the builders depend on. */
+export interface BuilderOptions {
+  /**
+   * Ids that end an assistant turn. A call whose sampled tokens do not end with one of these
+   * (a `length` finish, a stop string) closes its chain: the next call cannot extend it.
+   */
+  eosTokenIds: readonly number[];
+}
+
+/** Qwen (ChatML) special token ids (151k vocabulary of Qwen2.5/Qwen3; re-check for new vocabularies). */
+export const QWEN_TOKEN_IDS = {
+  endOfText: 151643,
+  imStart: 151644,
+  imEnd: 151645,
+  newline: 198,
+} as const;
+
+/**
+ * Qwen defaults: `<|im_end|>` ends an assistant turn; `<|endoftext|>` is the second id in Qwen3's
+ * `generation_config.json` `eos_token_id` list, so vLLM may also stop on it.
+ */
+export const DEFAULT_BUILDER_OPTIONS: BuilderOptions = {
+  eosTokenIds: [QWEN_TOKEN_IDS.imEnd, QWEN_TOKEN_IDS.endOfText],
+};
+
+/** Fills unset options with the Qwen defaults. */
+export function resolveBuilderOptions(options?: Partial<BuilderOptions>): BuilderOptions {
+  return { eosTokenIds: options?.eosTokenIds ?? DEFAULT_BUILDER_OPTIONS.eosTokenIds };
+}
+
+/** Sorts calls into build order: by `seq`, then by `id`. Returns a new array. */
+export function sortCallsForBuild(calls: readonly TrajectoryCall[]): TrajectoryCall[] {
+  return [...calls].sort((a, b) => a.seq - b.seq || a.id - b.id);
+}

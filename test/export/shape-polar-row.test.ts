@@ -1,0 +1,43 @@
+// polar's own record carries the whole row, the scores and where it came from.
+import { describe, expect, it } from 'vitest';
+import { EXPORT_SCHEMA_VERSION } from '../../src/export/export-schema-version.js';
+import { shapePolarRow } from '../../src/export/shape-polar-row.js';
+import { exportInput, mergedRow } from './export-fixture.js';
+
+describe('shapePolarRow', () => {
+  it('maps every field', () => {
+    expect(shapePolarRow(exportInput)).toEqual({
+      schema_version: EXPORT_SCHEMA_VERSION,
+      session_id: 42,
+      row_index: 1,
+      group_id: 'run-1/django__django-11099',
+      task_id: 'django__django-11099',
+      run_id: 'run-1',
+      sample_index: 3,
+      harness: 'codex',
+      model: 'Qwen/Qwen3.5-4B',
+      simulated: false,
+      builder: 'prefix_merging',
+      call_ids: [5, 6],
+      prompt_ids: mergedRow.promptIds,
+      response_ids: mergedRow.responseIds,
+      loss_mask: mergedRow.lossMask,
+      logprobs: mergedRow.logprobs,
+      reward: 1,
+      advantage: 0.999998,
+      loss_weight: 0.5,
+      messages: [{ role: 'user', content: 'fix it' }],
+      tools: null,
+    });
+  });
+
+  it('marks simulated trajectories and defaults missing messages to null', () => {
+    const record = shapePolarRow({
+      ...exportInput,
+      session: { ...exportInput.session, simulated: true },
+      messages: undefined,
+    });
+    expect(record.simulated).toBe(true);
+    expect(record.messages).toBeNull();
+  });
+});
