@@ -1,0 +1,44 @@
+// polar's entry point: the commander program, one command per file, and the single top-level catch.
+import { Command, CommanderError } from 'commander';
+import { EXIT_CODES, PolarError } from '../errors.js';
+import { registerProxyCommand } from './commands/proxy.js';
+import { registerQuickstartCommand } from './commands/quickstart.js';
+import { registerSessionsCommand } from './commands/sessions.js';
+import { registerSimCommand } from './commands/sim.js';
+import { printError } from './output.js';
+
+export function createProgram(): Command {
+  const program = new Command('polar')
+    .description('Token-faithful rollouts of unmodified agent harnesses through a capturing model gateway')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .exitOverride();
+  registerQuickstartCommand(program);
+  registerProxyCommand(program);
+  registerSimCommand(program);
+  registerSessionsCommand(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await createProgram().parseAsync(argv);
+    return EXIT_CODES.ok;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+function reportError(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // commander already printed its message (or help/version, which are not errors).
+    return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
+  }
+  if (error instanceof PolarError) {
+    printError(`polar: ${error.message}`);
+    if (error.hint) printError(`hint: ${error.hint}`);
+    return error.exitCode;
+  }
+  printError(`polar: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return EXIT_CODES.generic;
+}

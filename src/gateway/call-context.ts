@@ -1,0 +1,79 @@
+// Everything one model call carries through the gateway, and how it becomes a CallRecord.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CallRecord, CallRecorder, CallStatus, SessionRef, TokenCapture } from '../capture/call-record.js';
+import type { CanonicalRequest, CanonicalResponse, Protocol } from '../providers/canonical.js';
+import type { ProtocolAdapter } from '../providers/protocol-adapter.js';
+import type { UpstreamClient } from '../upstream/upstream-client.js';
+
+export interface CallContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  session: SessionRef;
+  protocol: Protocol;
+  adapter: ProtocolAdapter;
+  path: string;
+  rawBody: Buffer;
+  recorder: CallRecorder;
+  upstream: UpstreamClient;
+  /** Epoch ms and monotonic ms when the request arrived. */
+  startedAt: number;
+  startedMonotonic: number;
+  /** Monotonic ms of the first byte written to the client. */
+  firstByteMonotonic: number | null;
+  request: CanonicalRequest | null;
+  upstreamModel: string | null;
+  upstreamRequest: Buffer | null;
+}
+
+export const EMPTY_CAPTURE: TokenCapture = {
+  promptTokenIds: null,
+  tokenIds: null,
+  logprobs: null,
+  finishReason: null,
+  stopReason: null,
+  promptTokens: null,
+  completionTokens: null,
+};
+
+export interface CallOutcome {
+  status: CallStatus;
+  error: string | null;
+  httpStatus: number;
+  capture?: TokenCapture;
+  response?: CanonicalResponse | null;
+  upstreamResponse?: Buffer | null;
+}
+
+/** Builds the record for this call and commits it. Returns the call id. Throws if the commit fails. */
+export function commitCall(context: CallContext, outcome: CallOutcome): number {
+  const now = performance.now();
+  const record: CallRecord = {
+    sessionId: context.session.id,
+    protocol: context.protocol,
+    path: context.path,
+    stream: context.request?.stream ?? false,
+    status: outcome.status,
+    error: outcome.error,
+    httpStatus: outcome.httpStatus,
+    requestedModel: context.request?.model ?? null,
+    upstreamModel: context.upstreamModel,
+    clientRequest: context.rawBody,
+    upstreamRequest: context.upstreamRequest,
+    upstreamResponse: outcome.upstreamResponse ?? null,
+    capture: outcome.capture ?? EMPTY_CAPTURE,
+    response: outcome.response ?? null,
+    startedAt: context.startedAt,
+    ttfbMs: context.firstByteMonotonic === null ? null : round(context.firstByteMonotonic - context.startedMonotonic),
+    latencyMs: round(now - context.startedMonotonic),
+  };
+  return context.recorder.recordCall(record);
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+/** Marks the first byte to the client (for time-to-first-byte). */
+export function markFirstByte(context: CallContext): void {
+  context.firstByteMonotonic ??= performance.now();
+}

@@ -1,0 +1,186 @@
+// The gateway: an HTTP server that speaks four provider APIs to harnesses and OpenAI chat to vLLM.
+import http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { CallRecorder } from '../capture/call-record.js';
+import { adapterFor } from '../providers/adapter-registry.js';
+import type { GatewayErrorBody, Protocol } from '../providers/canonical.js';
+import { UpstreamClient } from '../upstream/upstream-client.js';
+import type { CallContext } from './call-context.js';
+import { extractApiKey } from './extract-api-key.js';
+import { handleCountTokens } from './handle-count-tokens.js';
+import { handleModelCall } from './handle-model-call.js';
+import { renderModelList } from './render-model-list.js';
+import { matchRoute } from './match-route.js';
+import { readRequestBody, RequestTooLargeError } from './read-request-body.js';
+import { sendEmpty, sendJson } from './send-json.js';
+import { createUpstreamModelResolver } from './upstream-model-resolver.js';
+
+export interface GatewayOptions {
+  /** Upstream OpenAI base URL, e.g. `http://127.0.0.1:8000/v1`. */
+  upstreamUrl: string;
+  recorder: CallRecorder;
+  /** Model name to send upstream; default: the first model the upstream lists. */
+  upstreamModel?: string;
+  /** Largest accepted request body in bytes (default 32 MiB). */
+  maxBodyBytes?: number;
+  /** Socket inactivity allowed from the upstream, in ms (default 600 000). */
+  upstreamTimeoutMs?: number;
+  /** Upper bound on max_tokens sent upstream. */
+  maxTokensCap?: number;
+}
+
+export interface Gateway {
+  /** Listens on TCP (`port` 0 = any free port). Resolves with the base URL. */
+  listen(port?: number, host?: string): Promise<string>;
+  /** Also (or instead) listens on a Unix socket at `path`. */
+  listenOnSocket(path: string): Promise<void>;
+  /** Upstream requests currently in flight (for the busy-fraction meter). */
+  readonly upstreamInFlight: number;
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_BODY = 32 * 1024 * 1024;
+
+export function createGateway(options: GatewayOptions): Gateway {
+  const upstream = new UpstreamClient({ baseUrl: options.upstreamUrl, idleTimeoutMs: options.upstreamTimeoutMs ?? 600_000 });
+  const resolveUpstreamModel = createUpstreamModelResolver(upstream, options.upstreamModel);
+  const servers: http.Server[] = [];
+  let inFlight = 0;
+
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    handle(req, res).catch((error: unknown) => {
+      // Last resort: never let one request take the gateway down.
+      sendJson(res, 500, { error: { message: `polar gateway bug: ${(error as Error).message}`, type: 'server_error' } });
+    });
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const startedAt = Date.now();
+    const startedMonotonic = performance.now();
+    const url = new URL(req.url ?? '/', 'http://gateway.invalid');
+    const route = matchRoute(req.method ?? 'GET', url.pathname, req.headers);
+    switch (route.kind) {
+      case 'health':
+        sendJson(res, 200, { status: 'ok' });
+        return;
+      case 'probe':
+        sendEmpty(res, 200);
+        return;
+      case 'list-models': {
+        const model = await resolveUpstreamModel(AbortSignal.timeout(10_000)).catch(() => undefined);
+        sendJson(res, 200, renderModelList(route.protocol, model ? [model] : []));
+        return;
+      }
+      case 'not-found':
+        answer(res, route.protocol, { kind: 'not-found', status: 404, message: `polar serves no ${req.method} ${url.pathname}` });
+        req.resume();
+        return;
+      case 'count-tokens':
+      case 'model-call':
+        break;
+    }
+    const protocol: Protocol = route.kind === 'count-tokens' ? 'anthropic-messages' : route.protocol;
+    const key = extractApiKey(req.headers, url);
+    const session = key === undefined ? undefined : options.recorder.findSession(key);
+    if (session === undefined) {
+      req.resume();
+      answer(res, protocol, {
+        kind: 'authentication',
+        status: 401,
+        message: key === undefined
+          ? 'no API key: polar identifies the session by the API key (create one with `polar sessions new`)'
+          : 'unknown API key: not a polar session key (create one with `polar sessions new`)',
+      });
+      return;
+    }
+    let rawBody: Buffer;
+    try {
+      rawBody = await readRequestBody(req, options.maxBodyBytes ?? DEFAULT_MAX_BODY);
+    } catch (error) {
+      if (error instanceof RequestTooLargeError) {
+        answer(res, protocol, { kind: 'request-too-large', status: 413, message: error.message }, true);
+        return;
+      }
+      throw error;
+    }
+    if (route.kind === 'count-tokens') {
+      await handleCountTokens(req, res, rawBody, upstream, resolveUpstreamModel);
+      return;
+    }
+    const context: CallContext = {
+      req,
+      res,
+      session,
+      protocol,
+      adapter: adapterFor(protocol),
+      path: (req.url ?? url.pathname).replace(/([?&]key=)[^&]*/, '$1REDACTED'),
+      rawBody,
+      recorder: options.recorder,
+      upstream,
+      startedAt,
+      startedMonotonic,
+      firstByteMonotonic: null,
+      request: null,
+      upstreamModel: null,
+      upstreamRequest: null,
+    };
+    inFlight += 1;
+    try {
+      await handleModelCall(context, { pathModel: route.pathModel, pathStream: route.pathStream }, {
+        resolveUpstreamModel,
+        maxTokensCap: options.maxTokensCap,
+      });
+    } finally {
+      inFlight -= 1;
+    }
+  }
+
+  const newServer = (): http.Server => {
+    const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, handler);
+    server.headersTimeout = 60_000;
+    servers.push(server);
+    return server;
+  };
+
+  return {
+    get upstreamInFlight() {
+      return inFlight;
+    },
+    listen(port = 0, host = '127.0.0.1') {
+      const server = newServer();
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          const address = server.address() as AddressInfo;
+          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          resolve(`http://${shownHost}:${address.port}`);
+        });
+      });
+    },
+    listenOnSocket(path: string) {
+      const server = newServer();
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(path, () => resolve());
+      });
+    },
+    async close() {
+      await Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.close(() => resolve());
+              server.closeAllConnections();
+            }),
+        ),
+      );
+      upstream.close();
+    },
+  };
+}
+
+function answer(res: ServerResponse, protocol: Protocol, error: GatewayErrorBody, closeConnection = false): void {
+  const rendered = adapterFor(protocol).renderError(error);
+  sendJson(res, rendered.status, rendered.body, closeConnection ? { connection: 'close' } : {});
+}

@@ -1,0 +1,48 @@
+// Anthropic `POST /v1/messages/count_tokens`, answered with the upstream's own tokenizer (/tokenize).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { adapterFor } from '../providers/adapter-registry.js';
+import { RequestError } from '../providers/request-error.js';
+import { buildUpstreamRequest } from '../upstream/build-upstream-request.js';
+import type { UpstreamClient } from '../upstream/upstream-client.js';
+import { upstreamErrorMessage } from './classify-upstream-error.js';
+import { sendJson } from './send-json.js';
+import type { UpstreamModelResolver } from './upstream-model-resolver.js';
+
+/** Counting is not a model call: nothing is recorded. */
+export async function handleCountTokens(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  rawBody: Buffer,
+  upstream: UpstreamClient,
+  resolveModel: UpstreamModelResolver,
+): Promise<void> {
+  const adapter = adapterFor('anthropic-messages');
+  const fail = (status: number, kind: 'invalid-request' | 'upstream-error', message: string): void => {
+    const rendered = adapter.renderError({ kind, status, message });
+    sendJson(res, rendered.status, rendered.body);
+  };
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody.toString('utf8'));
+  } catch (error) {
+    fail(400, 'invalid-request', `request body is not valid JSON: ${(error as Error).message}`);
+    return;
+  }
+  try {
+    const withMaxTokens = typeof body === 'object' && body !== null ? { max_tokens: 1, ...body } : body;
+    const request = adapter.parseRequest(withMaxTokens, {});
+    const model = await resolveModel(AbortSignal.timeout(10_000));
+    const chat = buildUpstreamRequest({ ...request, stream: false }, { model });
+    const tokenizeBody = { model, messages: chat.messages, tools: chat.tools, add_generation_prompt: true };
+    const answer = await upstream.tokenize(Buffer.from(JSON.stringify(tokenizeBody)), AbortSignal.timeout(60_000));
+    if (answer.status !== 200) {
+      fail(502, 'upstream-error', `upstream /tokenize answered ${answer.status}: ${upstreamErrorMessage(answer.body)}`);
+      return;
+    }
+    const parsed = JSON.parse(answer.body.toString('utf8')) as { count?: number; tokens?: number[] };
+    sendJson(res, 200, { input_tokens: parsed.count ?? parsed.tokens?.length ?? 0 });
+  } catch (error) {
+    if (error instanceof RequestError) fail(400, 'invalid-request', error.message);
+    else fail(502, 'upstream-error', `token counting failed: ${(error as Error).message}`);
+  }
+}

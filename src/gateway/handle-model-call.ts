@@ -1,0 +1,100 @@
+// One model call end to end: parse the client's request, send the canonical request upstream as
+// OpenAI chat with token ids + logprobs, and hand the answer to the streaming or JSON relay.
+import type { CanonicalRequest } from '../providers/canonical.js';
+import type { RequestContext } from '../providers/protocol-adapter.js';
+import { RequestError } from '../providers/request-error.js';
+import { buildUpstreamRequest } from '../upstream/build-upstream-request.js';
+import { UpstreamConnectionError } from '../upstream/upstream-client.js';
+import { type CallContext, commitCall } from './call-context.js';
+import { answerError, relayCompletion } from './relay-completion.js';
+import { relayStream } from './relay-stream.js';
+
+export interface ModelCallOptions {
+  /** Resolves the model name to send upstream. */
+  resolveUpstreamModel(signal: AbortSignal): Promise<string>;
+  maxTokensCap?: number;
+}
+
+/** Contract: never throws; every outcome is answered in the client's shape and recorded once. */
+export async function handleModelCall(
+  context: CallContext,
+  routeContext: RequestContext,
+  options: ModelCallOptions,
+): Promise<void> {
+  const parsed = parseClientRequest(context, routeContext);
+  if (parsed === undefined) return;
+  context.request = parsed;
+
+  const abort = new AbortController();
+  const onClientClose = (): void => {
+    if (!context.res.writableFinished) abort.abort();
+  };
+  context.res.on('close', onClientClose);
+  try {
+    context.upstreamModel = await options.resolveUpstreamModel(abort.signal);
+    const body = buildUpstreamRequest(parsed, { model: context.upstreamModel, maxTokensCap: options.maxTokensCap });
+    context.upstreamRequest = Buffer.from(JSON.stringify(body));
+    const accept = parsed.stream ? 'text/event-stream' : 'application/json';
+    const upstream = await context.upstream.chatCompletions(context.upstreamRequest, abort.signal, accept);
+    context.res.off('close', onClientClose);
+    if (parsed.stream && upstream.status === 200) await relayStream(context, upstream, abort);
+    else await relayCompletion(context, upstream);
+  } catch (error) {
+    context.res.off('close', onClientClose);
+    recordFailure(context, error, abort.signal.aborted);
+  }
+}
+
+function parseClientRequest(context: CallContext, routeContext: RequestContext): CanonicalRequest | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(context.rawBody.toString('utf8'));
+  } catch (error) {
+    rejectRequest(context, `request body is not valid JSON: ${(error as Error).message}`);
+    return undefined;
+  }
+  try {
+    return context.adapter.parseRequest(json, routeContext);
+  } catch (error) {
+    if (error instanceof RequestError) {
+      rejectRequest(context, error.field ? `${error.field}: ${error.message}` : error.message);
+      return undefined;
+    }
+    const message = `polar failed to translate the request (a bug): ${(error as Error).message}`;
+    commitCall(context, { status: 'internal_error', error: message, httpStatus: 500 });
+    answerError(context, { kind: 'internal', status: 500, message });
+    return undefined;
+  }
+}
+
+function rejectRequest(context: CallContext, message: string): void {
+  commitCall(context, { status: 'invalid_request', error: message, httpStatus: 400 });
+  answerError(context, { kind: 'invalid-request', status: 400, message });
+}
+
+function recordFailure(context: CallContext, error: unknown, clientGone: boolean): void {
+  if (clientGone || (error instanceof UpstreamConnectionError && error.kind === 'aborted')) {
+    safeCommit(context, 'client_aborted', 'the client closed the connection before the upstream answered; the upstream request was cancelled', 499);
+    return;
+  }
+  if (error instanceof UpstreamConnectionError) {
+    const timeout = error.kind === 'timeout';
+    const message = timeout
+      ? `${error.message}. The model server is too slow or stuck; raise --upstream-timeout or check the server.`
+      : `${error.message}. Start the model server (e.g. vLLM >= 0.10.2, or polar sim) or fix --upstream.`;
+    safeCommit(context, timeout ? 'upstream_timeout' : 'upstream_unavailable', message, timeout ? 504 : 503);
+    answerError(context, { kind: timeout ? 'upstream-timeout' : 'upstream-unavailable', status: timeout ? 504 : 503, message });
+    return;
+  }
+  const message = `polar failed while relaying the call (a bug): ${(error as Error).message ?? String(error)}`;
+  safeCommit(context, 'internal_error', message, 500);
+  answerError(context, { kind: 'internal', status: 500, message });
+}
+
+function safeCommit(context: CallContext, status: 'client_aborted' | 'upstream_timeout' | 'upstream_unavailable' | 'internal_error', message: string, httpStatus: number): void {
+  try {
+    commitCall(context, { status, error: message, httpStatus });
+  } catch {
+    // The store itself failed; the client still gets its error answer below.
+  }
+}

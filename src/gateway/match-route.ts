@@ -1,0 +1,57 @@
+// Maps a request's method and path to what the gateway does with it.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Protocol } from '../providers/canonical.js';
+
+export type Route =
+  | { kind: 'model-call'; protocol: Protocol; pathModel?: string; pathStream?: boolean }
+  | { kind: 'count-tokens' }
+  | { kind: 'list-models'; protocol: Protocol }
+  | { kind: 'health' }
+  | { kind: 'probe' }
+  | { kind: 'not-found'; protocol: Protocol };
+
+const GOOGLE_CALL = /^\/(?:v1beta|v1|v1alpha)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+
+export function matchRoute(method: string, pathname: string, headers: IncomingHttpHeaders): Route {
+  const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+  if (method === 'POST') {
+    switch (path) {
+      case '/v1/chat/completions':
+      case '/chat/completions':
+        return { kind: 'model-call', protocol: 'openai-chat' };
+      case '/v1/responses':
+      case '/responses':
+        return { kind: 'model-call', protocol: 'openai-responses' };
+      case '/v1/messages':
+        return { kind: 'model-call', protocol: 'anthropic-messages' };
+      case '/v1/messages/count_tokens':
+        return { kind: 'count-tokens' };
+    }
+    const google = GOOGLE_CALL.exec(path);
+    if (google) {
+      return {
+        kind: 'model-call',
+        protocol: 'google-genai',
+        pathModel: decodeURIComponent(google[1] ?? ''),
+        pathStream: google[2] === 'streamGenerateContent',
+      };
+    }
+  }
+  if (method === 'GET' || method === 'HEAD') {
+    if (path === '/health' || path === '/healthz') return { kind: 'health' };
+    if (path === '/') return { kind: 'probe' };
+    if (path === '/v1/models' || path === '/models') {
+      return { kind: 'list-models', protocol: headers['anthropic-version'] ? 'anthropic-messages' : 'openai-chat' };
+    }
+    if (path === '/v1beta/models') return { kind: 'list-models', protocol: 'google-genai' };
+  }
+  return { kind: 'not-found', protocol: guessProtocol(path) };
+}
+
+/** For error shapes only: which client is likely asking. */
+function guessProtocol(path: string): Protocol {
+  if (path.startsWith('/v1beta') || path.includes(':generateContent')) return 'google-genai';
+  if (path.startsWith('/v1/messages')) return 'anthropic-messages';
+  if (path.includes('responses')) return 'openai-responses';
+  return 'openai-chat';
+}

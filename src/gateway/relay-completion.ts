@@ -1,0 +1,67 @@
+// Non-streaming call: wait for the upstream's chat.completion, commit the capture, answer the client.
+import type { GatewayErrorBody } from '../providers/canonical.js';
+import { checkTokenCapture } from '../upstream/check-token-capture.js';
+import { decodeChatCompletion } from '../upstream/decode-chat-completion.js';
+import { readBody } from '../upstream/upstream-client.js';
+import type { UpstreamResponse } from '../upstream/upstream-client.js';
+import type { ChatCompletionWire } from '../upstream/vllm-api-types.js';
+import { type CallContext, commitCall, markFirstByte } from './call-context.js';
+import { classifyUpstreamError } from './classify-upstream-error.js';
+import { sendJson } from './send-json.js';
+
+/** Contract: always answers the client (unless it left) and commits exactly one record. */
+export async function relayCompletion(context: CallContext, upstream: UpstreamResponse): Promise<void> {
+  const raw = await readBody(upstream.body);
+  if (upstream.status !== 200) {
+    const classified = classifyUpstreamError(upstream.status, raw);
+    commitCall(context, {
+      status: classified.status,
+      error: classified.error.message,
+      httpStatus: classified.error.status,
+      upstreamResponse: raw,
+    });
+    answerError(context, classified.error);
+    return;
+  }
+  let decoded: ReturnType<typeof decodeChatCompletion>;
+  try {
+    decoded = decodeChatCompletion(JSON.parse(raw.toString('utf8')) as ChatCompletionWire);
+  } catch (error) {
+    const message = `upstream answered 200 with a body that is not a chat.completion: ${(error as Error).message}`;
+    commitCall(context, { status: 'upstream_error', error: message, httpStatus: 502, upstreamResponse: raw });
+    answerError(context, { kind: 'upstream-error', status: 502, message });
+    return;
+  }
+  const verdict = checkTokenCapture(decoded.capture);
+  if (verdict.status === 'no_token_ids') {
+    const message = verdict.error ?? 'no token ids';
+    commitCall(context, {
+      status: verdict.status,
+      error: message,
+      httpStatus: 502,
+      capture: decoded.capture,
+      response: decoded.response,
+      upstreamResponse: raw,
+    });
+    answerError(context, { kind: 'upstream-error', status: 502, message });
+    return;
+  }
+  // token_mismatch still answers the client: the answer is valid, only the capture is untrusted.
+  commitCall(context, {
+    status: verdict.status,
+    error: verdict.error,
+    httpStatus: 200,
+    capture: decoded.capture,
+    response: decoded.response,
+    upstreamResponse: raw,
+  });
+  if (context.request === null) return;
+  markFirstByte(context);
+  sendJson(context.res, 200, context.adapter.renderResponse(decoded.response, context.request));
+}
+
+export function answerError(context: CallContext, error: GatewayErrorBody): void {
+  const rendered = context.adapter.renderError(error);
+  markFirstByte(context);
+  sendJson(context.res, rendered.status, rendered.body);
+}

@@ -1,0 +1,145 @@
+// Streaming call: relay upstream chunks to the client as they arrive (real streaming, with
+// back-pressure), assemble the token capture from the same chunks, commit it, then send the
+// protocol's terminal frames.
+import type { GatewayErrorBody } from '../providers/canonical.js';
+import type { StreamEncoder } from '../providers/protocol-adapter.js';
+import { ChatStreamDecoder } from '../upstream/chat-stream-decoder.js';
+import { checkTokenCapture, NO_TOKEN_IDS_MESSAGE } from '../upstream/check-token-capture.js';
+import { SseDataParser } from '../upstream/sse-line-splitter.js';
+import type { UpstreamResponse } from '../upstream/upstream-client.js';
+import type { ChatCompletionChunkWire } from '../upstream/vllm-api-types.js';
+import { type CallContext, type CallOutcome, commitCall, markFirstByte } from './call-context.js';
+import { answerError } from './relay-completion.js';
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+/**
+ * Contract: commits exactly one record for the call, whatever happens (client abort, upstream
+ * error mid-stream, missing token ids), and never throws.
+ */
+export function relayStream(context: CallContext, upstream: UpstreamResponse, abort: AbortController): Promise<void> {
+  const request = context.request;
+  if (request === null) throw new Error('relayStream needs a parsed request');
+  const { res } = context;
+  const body = upstream.body;
+  const parser = new SseDataParser();
+  const decoder = new ChatStreamDecoder();
+  const encoder: StreamEncoder = context.adapter.createStreamEncoder(request);
+  const raw: Buffer[] = [];
+  let settled = false;
+
+  return new Promise<void>((resolve) => {
+    const settle = (outcome: CallOutcome, after: () => void): void => {
+      if (settled) return;
+      settled = true;
+      body.removeAllListeners('data');
+      try {
+        commitCall(context, { upstreamResponse: Buffer.concat(raw), capture: decoder.capture(), ...outcome });
+      } catch (error) {
+        // The capture could not be committed: the client must not believe the call succeeded.
+        failClient({ kind: 'internal', status: 500, message: `polar could not store the call: ${(error as Error).message}` });
+        resolve();
+        return;
+      }
+      after();
+      resolve();
+    };
+
+    const failClient = (error: GatewayErrorBody): void => {
+      if (res.destroyed) return;
+      if (res.headersSent) {
+        res.end(encoder.error(error));
+      } else {
+        answerError(context, error);
+      }
+    };
+
+    const write = (text: string): void => {
+      if (text === '' || res.destroyed) return;
+      if (!res.headersSent) res.writeHead(200, SSE_HEADERS);
+      markFirstByte(context);
+      if (!res.write(text)) {
+        body.pause();
+        res.once('drain', () => body.resume());
+      }
+    };
+
+    const failStream = (status: CallOutcome['status'], error: GatewayErrorBody): void => {
+      abort.abort();
+      settle({ status, error: error.message, httpStatus: res.headersSent ? 200 : error.status, response: decoder.response() }, () =>
+        failClient(error),
+      );
+    };
+
+    const onData = (data: string): void => {
+      if (settled) return;
+      if (data === '[DONE]') return;
+      let chunk: ChatCompletionChunkWire & { error?: { message?: string } };
+      try {
+        chunk = JSON.parse(data) as typeof chunk;
+      } catch {
+        failStream('upstream_error', { kind: 'upstream-error', status: 502, message: `upstream sent a malformed stream chunk: ${data.slice(0, 200)}` });
+        return;
+      }
+      if (chunk.error) {
+        failStream('upstream_error', { kind: 'upstream-error', status: 502, message: `upstream error mid-stream: ${chunk.error.message ?? JSON.stringify(chunk.error)}` });
+        return;
+      }
+      const events = decoder.push(chunk);
+      if (!res.headersSent && !decoder.hasPromptTokenIds) {
+        // Refuse before streaming anything: a call without token ids is not training data.
+        failStream('no_token_ids', { kind: 'upstream-error', status: 502, message: NO_TOKEN_IDS_MESSAGE });
+        return;
+      }
+      for (const event of events) write(encoder.encode(event));
+    };
+
+    const onEnd = (): void => {
+      if (settled) return;
+      for (const data of parser.end()) onData(data);
+      if (settled) return;
+      if (!decoder.finished) {
+        failStream('upstream_error', { kind: 'upstream-error', status: 502, message: 'upstream stream ended before a finish_reason' });
+        return;
+      }
+      const verdict = checkTokenCapture(decoder.capture());
+      settle({ status: verdict.status, error: verdict.error, httpStatus: 200, response: decoder.response() }, () => {
+        write(encoder.encode(decoder.endEvent()));
+        res.end();
+      });
+    };
+
+    body.on('data', (chunk: Buffer) => {
+      raw.push(chunk);
+      for (const data of parser.push(chunk)) onData(data);
+    });
+    body.on('end', onEnd);
+    body.on('error', (error: Error) => {
+      const timedOut = (error as { kind?: string }).kind === 'timeout';
+      failStream(timedOut ? 'upstream_timeout' : 'upstream_error', {
+        kind: timedOut ? 'upstream-timeout' : 'upstream-error',
+        status: timedOut ? 504 : 502,
+        message: `upstream stream failed: ${error.message}`,
+      });
+    });
+    body.on('close', () => {
+      if (!settled && !body.readableEnded) {
+        failStream('upstream_error', { kind: 'upstream-error', status: 502, message: 'upstream closed the stream early' });
+      }
+    });
+    res.on('close', () => {
+      if (settled || res.writableFinished) return;
+      abort.abort();
+      body.destroy();
+      settle(
+        { status: 'client_aborted', error: 'the client closed the connection before the answer was complete; the upstream request was cancelled', httpStatus: 499, response: decoder.response() },
+        () => undefined,
+      );
+    });
+  });
+}

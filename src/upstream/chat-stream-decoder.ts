@@ -1,0 +1,147 @@
+// Streaming vLLM `chat.completion.chunk`s → canonical stream events, assembling the token capture as
+// chunks arrive (the client is streamed for real; nothing waits for the whole completion).
+import type { TokenCapture } from '../capture/call-record.js';
+import type { AssistantPart, CanonicalResponse, StreamEvent } from '../providers/canonical.js';
+import { mapFinishReason } from './map-finish-reason.js';
+import type { ChatCompletionChunkWire } from './vllm-api-types.js';
+
+interface ToolCallState {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export class ChatStreamDecoder {
+  private started = false;
+  private id = '';
+  private model = '';
+  private created = 0;
+  private promptTokenIds: number[] | null = null;
+  private tokenIds: number[] | null = null;
+  private logprobs: number[] | null = null;
+  private finishReason: string | null = null;
+  private stopReason: string | number | null = null;
+  private promptTokens: number | null = null;
+  private completionTokens: number | null = null;
+  /** Assistant parts in production order; consecutive deltas of one kind extend the last part. */
+  private readonly parts: AssistantPart[] = [];
+  private readonly toolCalls = new Map<number, ToolCallState>();
+
+  /** True once a chunk carried `prompt_token_ids` (vLLM sends them in the first chunk). */
+  get hasPromptTokenIds(): boolean {
+    return this.promptTokenIds !== null;
+  }
+
+  /** True once a choice reported its finish_reason. */
+  get finished(): boolean {
+    return this.finishReason !== null;
+  }
+
+  push(chunk: ChatCompletionChunkWire): StreamEvent[] {
+    const events: StreamEvent[] = [];
+    if (chunk.prompt_token_ids) this.promptTokenIds = [...(this.promptTokenIds ?? []), ...chunk.prompt_token_ids];
+    if (!this.started) {
+      this.started = true;
+      this.id = chunk.id;
+      this.model = chunk.model;
+      this.created = chunk.created;
+      const start: StreamEvent = { type: 'message-start', id: chunk.id, model: chunk.model, created: chunk.created };
+      if (this.promptTokenIds) start.inputTokens = this.promptTokenIds.length;
+      events.push(start);
+    }
+    if (chunk.usage) {
+      this.promptTokens = chunk.usage.prompt_tokens;
+      this.completionTokens = chunk.usage.completion_tokens;
+    }
+    for (const choice of chunk.choices ?? []) {
+      if (choice.index !== 0) continue; // polar never asks for n > 1
+      if (choice.token_ids) this.tokenIds = [...(this.tokenIds ?? []), ...choice.token_ids];
+      const entries = choice.logprobs?.content;
+      if (entries) {
+        this.logprobs ??= [];
+        for (const entry of entries) this.logprobs.push(entry.logprob);
+      }
+      this.decodeDelta(choice.delta ?? {}, events);
+      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+      if (choice.stop_reason !== undefined && choice.stop_reason !== null) this.stopReason = choice.stop_reason;
+    }
+    return events;
+  }
+
+  private decodeDelta(delta: ChatCompletionChunkWire['choices'][number]['delta'], events: StreamEvent[]): void {
+    const reasoning = delta.reasoning ?? delta.reasoning_content;
+    if (typeof reasoning === 'string' && reasoning.length > 0) {
+      this.appendText('reasoning', reasoning);
+      events.push({ type: 'reasoning-delta', text: reasoning });
+    }
+    if (typeof delta.content === 'string' && delta.content.length > 0) {
+      this.appendText('text', delta.content);
+      events.push({ type: 'text-delta', text: delta.content });
+    }
+    for (const call of delta.tool_calls ?? []) {
+      let state = this.toolCalls.get(call.index);
+      if (state === undefined) {
+        state = { id: call.id ?? `call_${this.id}_${call.index}`, name: call.function?.name ?? '', arguments: '' };
+        this.toolCalls.set(call.index, state);
+        this.parts.push({ type: 'tool-call', id: state.id, name: state.name, arguments: '' });
+        events.push({ type: 'tool-call-start', index: call.index, id: state.id, name: state.name });
+      }
+      const fragment = call.function?.arguments;
+      if (fragment) {
+        state.arguments += fragment;
+        events.push({ type: 'tool-call-delta', index: call.index, argumentsDelta: fragment });
+      }
+    }
+  }
+
+  private appendText(kind: 'text' | 'reasoning', text: string): void {
+    const last = this.parts.at(-1);
+    if (last && last.type === kind) last.text += text;
+    else this.parts.push(kind === 'text' ? { type: 'text', text } : { type: 'reasoning', text });
+  }
+
+  /** The capture assembled so far (complete after the stream ended). */
+  capture(): TokenCapture {
+    return {
+      promptTokenIds: this.promptTokenIds,
+      tokenIds: this.tokenIds,
+      logprobs: this.logprobs,
+      finishReason: this.finishReason,
+      stopReason: this.stopReason,
+      promptTokens: this.promptTokens,
+      completionTokens: this.completionTokens,
+    };
+  }
+
+  /** The assistant turn assembled so far. */
+  response(): CanonicalResponse {
+    const content = this.parts.map((part): AssistantPart => {
+      if (part.type !== 'tool-call') return { ...part };
+      const state = [...this.toolCalls.values()].find((call) => call.id === part.id);
+      return { ...part, arguments: state?.arguments ?? part.arguments };
+    });
+    return {
+      id: this.id,
+      model: this.model,
+      content,
+      stopReason: mapFinishReason(this.finishReason),
+      rawFinishReason: this.finishReason,
+      usage: {
+        inputTokens: this.promptTokens ?? this.promptTokenIds?.length ?? 0,
+        outputTokens: this.completionTokens ?? this.tokenIds?.length ?? 0,
+      },
+      created: this.created,
+    };
+  }
+
+  /** The closing event, emitted by the gateway after the capture is committed. */
+  endEvent(): StreamEvent {
+    const response = this.response();
+    return {
+      type: 'message-end',
+      stopReason: response.stopReason,
+      rawFinishReason: response.rawFinishReason,
+      usage: response.usage,
+    };
+  }
+}

@@ -1,0 +1,40 @@
+// Decides whether a token capture is training data: ids present and aligned with logprobs and usage.
+import type { CallStatus, TokenCapture } from '../capture/call-record.js';
+
+export interface CaptureVerdict {
+  status: CallStatus;
+  error: string | null;
+}
+
+export const NO_TOKEN_IDS_MESSAGE =
+  'The upstream returned no token ids (prompt_token_ids / choices[0].token_ids), so this call cannot be ' +
+  'training data and polar will not re-tokenize text to fill the gap. Fix: serve the model with vLLM >= 0.10.2 ' +
+  '(it honours "return_token_ids": true), or point --upstream at such a server.';
+
+/**
+ * Contract: `ok` only when prompt ids and sampled ids are present, one logprob per sampled id, and
+ * the counts equal the upstream's usage when it reported usage (reference/swebench-vllm.md B1.2).
+ */
+export function checkTokenCapture(capture: TokenCapture): CaptureVerdict {
+  if (capture.promptTokenIds === null || capture.tokenIds === null) {
+    return { status: 'no_token_ids', error: NO_TOKEN_IDS_MESSAGE };
+  }
+  const problems: string[] = [];
+  if (capture.logprobs === null) problems.push('no logprobs were returned');
+  else if (capture.logprobs.length !== capture.tokenIds.length) {
+    problems.push(`${capture.logprobs.length} logprobs for ${capture.tokenIds.length} sampled tokens`);
+  }
+  if (capture.completionTokens !== null && capture.completionTokens !== capture.tokenIds.length) {
+    problems.push(`usage.completion_tokens=${capture.completionTokens} but ${capture.tokenIds.length} token ids`);
+  }
+  if (capture.promptTokens !== null && capture.promptTokens !== capture.promptTokenIds.length) {
+    problems.push(`usage.prompt_tokens=${capture.promptTokens} but ${capture.promptTokenIds.length} prompt ids`);
+  }
+  if (problems.length > 0) {
+    return {
+      status: 'token_mismatch',
+      error: `Token capture is inconsistent (${problems.join('; ')}); the call is kept but not trainable.`,
+    };
+  }
+  return { status: 'ok', error: null };
+}

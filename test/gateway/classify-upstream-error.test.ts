@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { classifyUpstreamError } from '../../src/gateway/classify-upstream-error.js';
+
+const body = (message: string) => Buffer.from(JSON.stringify({ error: { message, type: 'BadRequestError', param: null, code: 400 } }));
+
+describe('classifyUpstreamError', () => {
+  it.each([
+    [400, "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens (39000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.", 'context_overflow', 'prompt is too long: 39000 tokens > 32768 maximum'],
+    [400, 'The prompt (length 40000) is longer than the maximum model length of 32768.', 'context_overflow', 'prompt is too long: 40000 tokens > 32768 maximum'],
+    [400, 'temperature must be non-negative', 'upstream_error', 'upstream rejected the request: temperature must be non-negative'],
+    [500, 'engine dead', 'upstream_error', 'upstream answered HTTP 500: engine dead'],
+    [429, 'slow down', 'upstream_error', 'slow down'],
+  ])('HTTP %i "%s" → %s', (status, message, callStatus, clientMessage) => {
+    const classified = classifyUpstreamError(status, body(message));
+    expect(classified.status).toBe(callStatus);
+    expect(classified.error.message.startsWith(clientMessage)).toBe(true);
+  });
+
+  it('keeps a non-JSON body as the message', () => {
+    expect(classifyUpstreamError(502, Buffer.from('Bad Gateway')).error).toEqual({ kind: 'upstream-error', status: 502, message: 'upstream answered HTTP 502: Bad Gateway' });
+  });
+});
