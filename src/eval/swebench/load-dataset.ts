@@ -1,0 +1,32 @@
+// Reads a SWE-bench dataset file (JSON array, single JSON object, or JSONL) into records.
+import { readFile } from 'node:fs/promises';
+import { DataError } from '../../errors.js';
+import { parseSwebenchRecord } from './parse-swebench-record.js';
+import { readJsonRecords } from './read-json-records.js';
+import type { SwebenchRecord } from './swebench-record.js';
+
+/** Parses dataset text; `sourceName` (usually the path) prefixes every error message. */
+export function parseDatasetText(text: string, sourceName: string): SwebenchRecord[] {
+  const { records } = readJsonRecords(text, sourceName);
+  const seen = new Map<string, string>();
+  return records.map(({ value, where }) => {
+    const record = parseSwebenchRecord(value, where);
+    const first = seen.get(record.instance_id);
+    if (first !== undefined) {
+      throw new DataError(`${where}: duplicate instance_id "${record.instance_id}" (first at ${first}).`, 'Each instance may appear once in a dataset file.');
+    }
+    seen.set(record.instance_id, where);
+    return record;
+  });
+}
+
+/** Reads and parses a dataset file. */
+export async function loadDataset(path: string): Promise<SwebenchRecord[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new DataError(`Cannot read dataset file ${path}: ${(error as Error).message}.`, 'Check the path; polar reads SWE-bench rows as .json or .jsonl.', { cause: error });
+  }
+  return parseDatasetText(text, path);
+}
