@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { resolveDbPath } from '../../config/paths.js';
 import { NotFoundError } from '../../errors.js';
 import { openStore } from '../../store/open-store.js';
+import type { SessionRow } from '../../store/session-repository.js';
 import type { StoredCall } from '../../store/stored-call.js';
 import { printJson, printLine, printTable } from '../output.js';
 import { parseIntegerOption } from '../parse-number-option.js';
@@ -74,7 +75,7 @@ export function registerSessionsCommand(program: Command): void {
         }
         const calls = store.calls.listBySession(session.id);
         if (options.json) {
-          printJson({ session, calls: calls.map(callToJson) });
+          printJson({ session: sessionToJson(session), calls: calls.map(callToJson) });
           return;
         }
         printLine(`session ${session.id}  ${session.key}${session.simulated ? '  (simulated)' : ''}`);
@@ -99,6 +100,18 @@ export function registerSessionsCommand(program: Command): void {
         store.close();
       }
     });
+}
+
+/** The documented JSON shape of a session (`polar sessions show --json`). */
+export function sessionToJson(session: SessionRow): Record<string, unknown> {
+  return {
+    id: session.id,
+    key: session.key,
+    created_at: new Date(session.createdAt).toISOString(),
+    label: session.label,
+    simulated: session.simulated,
+    meta: session.meta,
+  };
 }
 
 /** The documented JSON shape of one call (`polar sessions show --json`). */
