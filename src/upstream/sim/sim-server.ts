@@ -1,0 +1,284 @@
+// The vLLM-compatible simulator on a real node:http socket: chat completions (JSON and SSE), models, tokenize.
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ModelListWire } from '../vllm-api-types.js';
+import { buildChatCompletion, type ResponseIdentity } from './build-chat-completion.js';
+import { chatCompletionChunks } from './chat-completion-chunks.js';
+import type { Policy, PolicyContext } from './policy.js';
+import { decodeTokens, encodeText, tokenPiece } from './qwen-tokenizer.js';
+import { renderQwenPrompt } from './render-qwen-prompt.js';
+import { badRequest, SimHttpError } from './sim-errors.js';
+import { parseSimRequest, parseTokenizeRequest } from './sim-request.js';
+import { checkModel, simulateCompletion, type ContextErrorStyle } from './simulate-completion.js';
+
+/** What `/version` reports. */
+export const SIM_VERSION = '0.11.0-polar-sim';
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+export interface SimServerOptions {
+  policy: Policy;
+  /** Served model name (default `polar-sim-qwen3`); other names get vLLM's 404. */
+  modelName?: string;
+  /** Context window (default 32768). */
+  maxModelLen?: number;
+  /** Default true. False imitates vLLM < 0.10.2, which silently ignores return_token_ids. */
+  returnTokenIds?: boolean;
+  /** Simulated timing (default none): time to first token, then per sampled token. */
+  latency?: { firstTokenMs?: number; perTokenMs?: number };
+  /** Sampled tokens per stream chunk (default 1). */
+  chunkTokens?: number;
+  /** Context-overflow wording: 'v0.11' (default) or 'legacy' (vLLM <= 0.10). */
+  contextErrorStyle?: ContextErrorStyle;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+}
+
+export interface SimServerStats {
+  /** Chat completion requests received. */
+  requests: number;
+  /** Chat completions being generated or streamed right now. */
+  inFlight: number;
+  /** Chat completions abandoned because the client went away before the answer was complete. */
+  disconnects: number;
+}
+
+export interface SimServer {
+  /** Base URL for OpenAI clients, e.g. `http://127.0.0.1:41234/v1`. */
+  url: string;
+  port: number;
+  /** Live counters. */
+  readonly stats: Readonly<SimServerStats>;
+  close(): Promise<void>;
+}
+
+interface ResolvedOptions {
+  policy: Policy;
+  modelName: string;
+  maxModelLen: number;
+  returnTokenIds: boolean;
+  firstTokenMs: number;
+  perTokenMs: number;
+  chunkTokens: number;
+  contextErrorStyle: ContextErrorStyle;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of req) {
+    const buffer = part as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw new SimHttpError(413, `Request body exceeds ${MAX_BODY_BYTES} bytes.`);
+    parts.push(buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(parts).toString('utf8')) as unknown;
+  } catch (error) {
+    throw badRequest(`JSON decode error: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function headersOf(req: IncomingMessage): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(req.headers)) out[key] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+/** Resolves on time, or early (returning false) when the client has gone. */
+async function wait(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  if (ms <= 0) return true;
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function write(res: ServerResponse, data: string, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  if (res.write(data)) return true;
+  try {
+    await once(res, 'drain', { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function handleChat(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats): Promise<void> {
+  stats.requests++;
+  const request = parseSimRequest(await readJson(req));
+  const controller = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const { signal } = controller;
+  stats.inFlight++;
+  try {
+    const context: PolicyContext = { headers: headersOf(req), modelName: o.modelName };
+    const sim = await simulateCompletion(request, o.policy, o, context);
+    const identity: ResponseIdentity = {
+      id: `chatcmpl-${randomUUID().replace(/-/g, '')}`,
+      created: Math.floor(Date.now() / 1000),
+      model: o.modelName,
+      serverReturnsTokenIds: o.returnTokenIds,
+    };
+    if (!request.stream) {
+      const n = sim.tokenIds.length;
+      if (!(await wait(o.firstTokenMs + o.perTokenMs * Math.max(0, n - 1), signal))) return;
+      sendJson(res, 200, buildChatCompletion(sim, request, identity));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+    let firstTokens = true;
+    for (const { chunk, tokens } of chatCompletionChunks(sim, request, identity, o.chunkTokens)) {
+      const delay = tokens === 0 ? 0 : firstTokens ? o.firstTokenMs + o.perTokenMs * (tokens - 1) : o.perTokenMs * tokens;
+      if (tokens > 0) firstTokens = false;
+      if (!(await wait(delay, signal)) || !(await write(res, `data: ${JSON.stringify(chunk)}\n\n`, signal))) return;
+    }
+    if (await write(res, 'data: [DONE]\n\n', signal)) res.end();
+  } finally {
+    stats.inFlight--;
+    if (signal.aborted) stats.disconnects++;
+  }
+}
+
+async function handleTokenize(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions): Promise<void> {
+  const body = parseTokenizeRequest(await readJson(req));
+  checkModel(body.model, o.modelName);
+  const tokens =
+    'messages' in body
+      ? renderQwenPrompt({
+          messages: body.messages,
+          tools: body.tools,
+          chatTemplateKwargs: body.chat_template_kwargs,
+          addGenerationPrompt: body.add_generation_prompt ?? true,
+        }).tokenIds
+      : encodeText(body.prompt);
+  sendJson(res, 200, {
+    count: tokens.length,
+    max_model_len: o.maxModelLen,
+    tokens,
+    token_strs: body.return_token_strs ? tokens.map(tokenPiece) : null,
+  });
+}
+
+async function handleDetokenize(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions): Promise<void> {
+  const body = (await readJson(req)) as { model?: unknown; tokens?: unknown };
+  if (!Array.isArray(body.tokens) || !body.tokens.every((t) => Number.isInteger(t))) {
+    throw badRequest('1 validation error for DetokenizeRequest\ntokens\n  Input should be a valid list of integers', 'tokens');
+  }
+  checkModel(typeof body.model === 'string' ? body.model : undefined, o.modelName);
+  try {
+    sendJson(res, 200, { prompt: decodeTokens(body.tokens as number[]) });
+  } catch (error) {
+    throw badRequest(error instanceof Error ? error.message : String(error), 'tokens');
+  }
+}
+
+/** vLLM's ModelCard: the ModelListWire fields plus parent and a permission entry. */
+type VllmModelCard = ModelListWire['data'][number] & { parent: null; permission: Record<string, unknown>[] };
+
+function modelList(o: ResolvedOptions, created: number): { object: 'list'; data: VllmModelCard[] } {
+  return {
+    object: 'list',
+    data: [
+      {
+        id: o.modelName,
+        object: 'model',
+        created,
+        owned_by: 'vllm',
+        root: o.modelName,
+        parent: null,
+        max_model_len: o.maxModelLen,
+        permission: [
+          {
+            id: `modelperm-${randomUUID().replace(/-/g, '')}`,
+            object: 'model_permission',
+            created,
+            allow_create_engine: false,
+            allow_sampling: true,
+            allow_logprobs: true,
+            allow_search_indices: false,
+            allow_view: true,
+            allow_fine_tuning: false,
+            organization: '*',
+            group: null,
+            is_blocking: false,
+          },
+        ],
+      },
+    ],
+  };
+}
+
+async function route(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats): Promise<void> {
+  const path = new URL(req.url ?? '/', 'http://sim').pathname;
+  const routes: Record<string, { method: string; run: () => Promise<void> | void }> = {
+    '/health': { method: 'GET', run: () => void res.writeHead(200, { 'content-length': 0 }).end() },
+    '/version': { method: 'GET', run: () => sendJson(res, 200, { version: SIM_VERSION }) },
+    '/v1/models': { method: 'GET', run: () => sendJson(res, 200, modelList(o, Math.floor(Date.now() / 1000))) },
+    '/v1/chat/completions': { method: 'POST', run: () => handleChat(req, res, o, stats) },
+    '/tokenize': { method: 'POST', run: () => handleTokenize(req, res, o) },
+    '/detokenize': { method: 'POST', run: () => handleDetokenize(req, res, o) },
+  };
+  const target = Object.hasOwn(routes, path) ? routes[path] : undefined;
+  if (!target) return sendJson(res, 404, { detail: 'Not Found' });
+  if (req.method !== target.method) return sendJson(res, 405, { detail: 'Method Not Allowed' });
+  await target.run();
+}
+
+/** Starts the simulator; resolves once it listens. */
+export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
+  const resolved: ResolvedOptions = {
+    policy: options.policy,
+    modelName: options.modelName ?? 'polar-sim-qwen3',
+    maxModelLen: options.maxModelLen ?? 32768,
+    returnTokenIds: options.returnTokenIds ?? true,
+    firstTokenMs: options.latency?.firstTokenMs ?? 0,
+    perTokenMs: options.latency?.perTokenMs ?? 0,
+    chunkTokens: options.chunkTokens ?? 1,
+    contextErrorStyle: options.contextErrorStyle ?? 'v0.11',
+  };
+  const stats: SimServerStats = { requests: 0, inFlight: 0, disconnects: 0 };
+  const server = createServer((req, res) => {
+    route(req, res, resolved, stats).catch((error: unknown) => {
+      const failure = error instanceof SimHttpError ? error : new SimHttpError(500, error instanceof Error ? error.message : String(error));
+      if (!res.headersSent) sendJson(res, failure.status, failure.body());
+      else res.destroy();
+    });
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}/v1`,
+    port,
+    stats,
+    close: () =>
+      (closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      })),
+  };
+}
