@@ -13,9 +13,14 @@ export interface ClassifiedError {
  * tokens. However, you requested 40000 tokens (39000 in the messages, 1000 in the completion)."
  */
 const CONTEXT_OVERFLOW_PATTERNS: { pattern: RegExp; promptGroup?: number; maxGroup?: number }[] = [
+  // vLLM <= 0.10: "... However, you requested 40000 tokens (39000 in the messages, 1000 in the completion)."
   { pattern: /maximum context length is (\d+) tokens\. However, you requested (\d+) tokens \((\d+) in the messages/i, maxGroup: 1, promptGroup: 3 },
-  { pattern: /maximum context length is (\d+) tokens/i, maxGroup: 1 },
+  // vLLM <= 0.10, prompt alone too long: "... However, you requested 40000 tokens in the messages, ..."
+  { pattern: /maximum context length is (\d+) tokens\. However, you requested (\d+) tokens in the messages/i, maxGroup: 1, promptGroup: 2 },
+  // vLLM >= 0.11: "... maximum context length is 32768 tokens[.] (However,) your request has 40000 input tokens ..."
+  { pattern: /maximum context length is (\d+) tokens.{0,20}?your request has (\d+) input tokens/i, maxGroup: 1, promptGroup: 2 },
   { pattern: /prompt \(length (\d+)\) is longer than the maximum model length of (\d+)/i, promptGroup: 1, maxGroup: 2 },
+  { pattern: /maximum context length is (\d+) tokens/i, maxGroup: 1 },
   { pattern: /context length|too many tokens|exceeds the model's maximum/i },
 ];
 

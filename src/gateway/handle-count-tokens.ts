@@ -1,6 +1,7 @@
 // Anthropic `POST /v1/messages/count_tokens`, answered with the upstream's own tokenizer (/tokenize).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { adapterFor } from '../providers/adapter-registry.js';
+import { parseAnthropicCountTokensRequest } from '../providers/anthropic-messages/convert-anthropic-request.js';
 import { RequestError } from '../providers/request-error.js';
 import { buildUpstreamRequest } from '../upstream/build-upstream-request.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
@@ -29,8 +30,7 @@ export async function handleCountTokens(
     return;
   }
   try {
-    const withMaxTokens = typeof body === 'object' && body !== null ? { max_tokens: 1, ...body } : body;
-    const request = adapter.parseRequest(withMaxTokens, {});
+    const request = parseAnthropicCountTokensRequest(body);
     const model = await resolveModel(AbortSignal.timeout(10_000));
     const chat = buildUpstreamRequest({ ...request, stream: false }, { model });
     const tokenizeBody = { model, messages: chat.messages, tools: chat.tools, add_generation_prompt: true };

@@ -68,6 +68,53 @@ CREATE TABLE calls (
 );
 `,
   },
+  {
+    name: 'runs, tasks and rollout sessions',
+    sql: `
+-- A rollout run: tasks x samples sessions of one harness against one upstream.
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  finished_at INTEGER,
+  status TEXT NOT NULL,
+  harness TEXT NOT NULL,
+  dataset_path TEXT NOT NULL,
+  upstream TEXT NOT NULL,
+  samples INTEGER NOT NULL DEFAULT 1,
+  config TEXT NOT NULL,
+  owner_pid INTEGER,
+  owner_host TEXT,
+  stats TEXT
+);
+
+-- The dataset records a run works on (SWE-bench format, kept whole so a resume needs no dataset file).
+CREATE TABLE tasks (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  instance_id TEXT NOT NULL,
+  record TEXT NOT NULL,
+  UNIQUE (run_id, instance_id)
+);
+
+-- Rollout columns of a session (NULL for sessions made by hand with \`polar sessions new\`).
+ALTER TABLE sessions ADD COLUMN run_id INTEGER REFERENCES runs(id);
+ALTER TABLE sessions ADD COLUMN task_id INTEGER REFERENCES tasks(id);
+ALTER TABLE sessions ADD COLUMN sample_index INTEGER;
+ALTER TABLE sessions ADD COLUMN stage TEXT;
+ALTER TABLE sessions ADD COLUMN status TEXT;
+ALTER TABLE sessions ADD COLUMN status_detail TEXT;
+ALTER TABLE sessions ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN patch TEXT;
+ALTER TABLE sessions ADD COLUMN exit_code INTEGER;
+ALTER TABLE sessions ADD COLUMN timings TEXT;
+ALTER TABLE sessions ADD COLUMN agent_log TEXT;
+ALTER TABLE sessions ADD COLUMN reward REAL;
+ALTER TABLE sessions ADD COLUMN evaluation TEXT;
+ALTER TABLE sessions ADD COLUMN updated_at INTEGER;
+CREATE INDEX sessions_by_run ON sessions(run_id, task_id, sample_index);
+`,
+  },
 ];
 
 /** The user_version a fully migrated database has. */

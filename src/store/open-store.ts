@@ -2,6 +2,7 @@
 import { createCallRepository, type CallRepository } from './call-repository.js';
 import { openDatabase } from './open-database.js';
 import { createStatsReader, type StoreStats, type StoreStatsOptions } from './read-store-stats.js';
+import { createRunRepository, type RunRepository } from './run-repository.js';
 import { createSessionRepository, type SessionRepository } from './session-repository.js';
 
 export interface Store {
@@ -10,6 +11,7 @@ export interface Store {
   readonly readonly: boolean;
   readonly sessions: SessionRepository;
   readonly calls: CallRepository;
+  readonly runs: RunRepository;
   stats(options?: StoreStatsOptions): StoreStats;
   /** Closes the database; the store must not be used afterwards. Idempotent. */
   close(): void;
@@ -33,6 +35,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
     readonly,
     sessions: createSessionRepository(db),
     calls: createCallRepository(db),
+    runs: createRunRepository(db),
     stats: createStatsReader(db),
     close() {
       if (db.open) db.close();

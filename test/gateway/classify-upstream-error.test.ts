@@ -7,6 +7,9 @@ describe('classifyUpstreamError', () => {
   it.each([
     [400, "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens (39000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.", 'context_overflow', 'prompt is too long: 39000 tokens > 32768 maximum'],
     [400, 'The prompt (length 40000) is longer than the maximum model length of 32768.', 'context_overflow', 'prompt is too long: 40000 tokens > 32768 maximum'],
+    [400, "'max_tokens' or 'max_completion_tokens' is too large: 1000. This model's maximum context length is 256 tokens and your request has 300 input tokens (1000 > 256 - 300). None", 'context_overflow', 'prompt is too long: 300 tokens > 256 maximum'],
+    [400, "This model's maximum context length is 256 tokens. However, your request has 300 input tokens. Please reduce the length of the input messages. None", 'context_overflow', 'prompt is too long: 300 tokens > 256 maximum'],
+    [400, "This model's maximum context length is 256 tokens. However, you requested 300 tokens in the messages, Please reduce the length of the messages.", 'context_overflow', 'prompt is too long: 300 tokens > 256 maximum'],
     [400, 'temperature must be non-negative', 'upstream_error', 'upstream rejected the request: temperature must be non-negative'],
     [500, 'engine dead', 'upstream_error', 'upstream answered HTTP 500: engine dead'],
     [429, 'slow down', 'upstream_error', 'slow down'],

@@ -32,7 +32,7 @@ describe('openStore', () => {
       journal: db.pragma('journal_mode', { simple: true }),
       tables: db.prepare<[], string>("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all(),
     }));
-    expect(facts).toEqual({ version: SCHEMA_VERSION, applicationId: POLAR_APPLICATION_ID, journal: 'wal', tables: ['calls', 'sessions'] });
+    expect(facts).toEqual({ version: SCHEMA_VERSION, applicationId: POLAR_APPLICATION_ID, journal: 'wal', tables: ['calls', 'runs', 'sessions', 'tasks'] });
   });
 
   it('reopens idempotently and keeps the data', () => {
@@ -118,12 +118,12 @@ describe('migrateDatabase', () => {
     const store = openStore(path);
     const session = store.sessions.create({ label: 'before' });
     store.close();
-    const next = [...MIGRATIONS, { name: 'runs', sql: 'CREATE TABLE runs (id INTEGER PRIMARY KEY); ALTER TABLE sessions ADD COLUMN run_id INTEGER REFERENCES runs(id);' }];
+    const next = [...MIGRATIONS, { name: 'extra', sql: 'CREATE TABLE extra (id INTEGER PRIMARY KEY); ALTER TABLE sessions ADD COLUMN extra_id INTEGER REFERENCES extra(id);' }];
     const db = new Database(path);
     migrateDatabase(db, path, next);
     migrateDatabase(db, path, next);
     expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length + 1);
-    expect(db.prepare('SELECT label, run_id FROM sessions WHERE id = ?').get(session.id)).toEqual({ label: 'before', run_id: null });
+    expect(db.prepare('SELECT label, extra_id FROM sessions WHERE id = ?').get(session.id)).toEqual({ label: 'before', extra_id: null });
     db.close();
     expect(() => openStore(path)).toThrow(/newer than this polar/);
   });
@@ -133,7 +133,7 @@ describe('migrateDatabase', () => {
     openStore(path).close();
     const broken = [...MIGRATIONS, { name: 'broken', sql: 'CREATE TABLE t (id INTEGER); SELECT * FROM no_such_table;' }];
     const db = new Database(path);
-    expect(() => migrateDatabase(db, path, broken)).toThrow(/Migration 2 \(broken\) failed/);
+    expect(() => migrateDatabase(db, path, broken)).toThrow(`Migration ${MIGRATIONS.length + 1} (broken) failed`);
     expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     expect(db.prepare("SELECT name FROM sqlite_schema WHERE name = 't'").get()).toBeUndefined();
     db.close();

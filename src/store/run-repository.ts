@@ -1,0 +1,330 @@
+// Runs, their tasks and their sessions: the durable state of a rollout (every change committed at once).
+import type Database from 'better-sqlite3';
+import { DataError } from '../errors.js';
+import { createSessionKey } from './session-key.js';
+
+/** Where a session is in the pipeline (DESIGN §6). */
+export type SessionStage = 'queued' | 'init' | 'ready' | 'running' | 'post' | 'done';
+
+/** How a rollout session ended. */
+export type SessionStatus = 'completed' | 'agent_error' | 'timeout' | 'infra_error' | 'eval_error' | 'cancelled';
+
+export const SESSION_STATUSES: readonly SessionStatus[] = ['completed', 'agent_error', 'timeout', 'infra_error', 'eval_error', 'cancelled'];
+
+export type RunStatus = 'running' | 'finished' | 'interrupted';
+
+export interface RunRow {
+  id: number;
+  name: string;
+  createdAt: number;
+  finishedAt: number | null;
+  status: RunStatus;
+  harness: string;
+  datasetPath: string;
+  upstream: string;
+  samples: number;
+  config: Record<string, unknown>;
+  ownerPid: number | null;
+  ownerHost: string | null;
+  stats: Record<string, unknown> | null;
+}
+
+export interface TaskRow {
+  id: number;
+  runId: number;
+  instanceId: string;
+  record: Record<string, unknown>;
+}
+
+export interface RunSessionRow {
+  id: number;
+  key: string;
+  runId: number;
+  taskId: number;
+  instanceId: string;
+  sampleIndex: number;
+  simulated: boolean;
+  stage: SessionStage;
+  status: SessionStatus | null;
+  statusDetail: string | null;
+  attempts: number;
+  patch: string | null;
+  exitCode: number | null;
+  timings: Record<string, number>;
+  agentLog: string | null;
+  reward: number | null;
+  evaluation: Record<string, unknown> | null;
+  updatedAt: number | null;
+  /** Captured calls, all statuses. */
+  callCount: number;
+  /** Captured calls with status ok (trainable). */
+  okCallCount: number;
+  promptTokens: number;
+  sampledTokens: number;
+}
+
+export interface NewRun {
+  name: string;
+  harness: string;
+  datasetPath: string;
+  upstream: string;
+  samples: number;
+  config: Record<string, unknown>;
+  ownerPid: number;
+  ownerHost: string;
+}
+
+export interface SessionOutcome {
+  status: SessionStatus;
+  detail?: string | null;
+  patch?: string | null;
+  exitCode?: number | null;
+  agentLog?: string | null;
+}
+
+export interface RunRepository {
+  create(input: NewRun): RunRow;
+  get(nameOrId: string | number): RunRow | undefined;
+  list(): RunRow[];
+  setOwner(runId: number, pid: number, host: string): void;
+  finish(runId: number, status: RunStatus, stats?: Record<string, unknown>): void;
+  setStats(runId: number, stats: Record<string, unknown>): void;
+  addTask(runId: number, instanceId: string, record: Record<string, unknown>): TaskRow;
+  tasks(runId: number): TaskRow[];
+  /** Creates the session of one sample of a task, with its key, in stage `queued`. */
+  addSession(runId: number, taskId: number, sampleIndex: number, simulated: boolean): RunSessionRow;
+  sessions(runId: number): RunSessionRow[];
+  session(id: number): RunSessionRow | undefined;
+  setStage(sessionId: number, stage: SessionStage): void;
+  /** Adds one attempt (an infrastructure retry or a resume restart). */
+  addAttempt(sessionId: number): void;
+  /** Merges phase timings (ms) into the session's timings. */
+  addTimings(sessionId: number, timings: Record<string, number>): void;
+  /** Records the terminal outcome and moves the session to `done`. */
+  finishSession(sessionId: number, outcome: SessionOutcome): void;
+  /** Puts a session back to `queued` with no outcome (a resume restarts it). */
+  resetSession(sessionId: number): void;
+  setReward(sessionId: number, reward: number | null, evaluation: Record<string, unknown> | null): void;
+}
+
+interface RunDbRow {
+  id: number;
+  name: string;
+  created_at: number;
+  finished_at: number | null;
+  status: string;
+  harness: string;
+  dataset_path: string;
+  upstream: string;
+  samples: number;
+  config: string;
+  owner_pid: number | null;
+  owner_host: string | null;
+  stats: string | null;
+}
+
+interface SessionDbRow {
+  id: number;
+  key: string;
+  run_id: number;
+  task_id: number;
+  instance_id: string;
+  sample_index: number;
+  simulated: number;
+  stage: string;
+  status: string | null;
+  status_detail: string | null;
+  attempts: number;
+  patch: string | null;
+  exit_code: number | null;
+  timings: string | null;
+  agent_log: string | null;
+  reward: number | null;
+  evaluation: string | null;
+  updated_at: number | null;
+  call_count: number;
+  ok_call_count: number;
+  prompt_tokens: number;
+  sampled_tokens: number;
+}
+
+function parseObject<T>(text: string | null, what: string): T | null {
+  if (text === null) return null;
+  const value: unknown = JSON.parse(text);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new DataError(`${what} is not a JSON object in the database.`, 'The database may be corrupt.');
+  }
+  return value as T;
+}
+
+function toRun(row: RunDbRow): RunRow {
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+    status: row.status as RunStatus,
+    harness: row.harness,
+    datasetPath: row.dataset_path,
+    upstream: row.upstream,
+    samples: row.samples,
+    config: parseObject<Record<string, unknown>>(row.config, `run ${row.id} config`) ?? {},
+    ownerPid: row.owner_pid,
+    ownerHost: row.owner_host,
+    stats: parseObject<Record<string, unknown>>(row.stats, `run ${row.id} stats`),
+  };
+}
+
+function toSession(row: SessionDbRow): RunSessionRow {
+  return {
+    id: row.id,
+    key: row.key,
+    runId: row.run_id,
+    taskId: row.task_id,
+    instanceId: row.instance_id,
+    sampleIndex: row.sample_index,
+    simulated: row.simulated === 1,
+    stage: row.stage as SessionStage,
+    status: row.status as SessionStatus | null,
+    statusDetail: row.status_detail,
+    attempts: row.attempts,
+    patch: row.patch,
+    exitCode: row.exit_code,
+    timings: parseObject<Record<string, number>>(row.timings, `session ${row.id} timings`) ?? {},
+    agentLog: row.agent_log,
+    reward: row.reward,
+    evaluation: parseObject<Record<string, unknown>>(row.evaluation, `session ${row.id} evaluation`),
+    updatedAt: row.updated_at,
+    callCount: row.call_count,
+    okCallCount: row.ok_call_count,
+    promptTokens: row.prompt_tokens,
+    sampledTokens: row.sampled_tokens,
+  };
+}
+
+const SESSION_SELECT = `
+  SELECT s.id, s.key, s.run_id, s.task_id, t.instance_id, s.sample_index, s.simulated, s.stage, s.status,
+    s.status_detail, s.attempts, s.patch, s.exit_code, s.timings, s.agent_log, s.reward, s.evaluation, s.updated_at,
+    (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id) AS call_count,
+    (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id AND c.status = 'ok') AS ok_call_count,
+    (SELECT COALESCE(SUM(COALESCE(c.prompt_tokens, c.prompt_ids_len)), 0) FROM calls c WHERE c.session_id = s.id) AS prompt_tokens,
+    (SELECT COALESCE(SUM(COALESCE(c.completion_tokens, c.token_ids_len)), 0) FROM calls c WHERE c.session_id = s.id) AS sampled_tokens
+  FROM sessions s JOIN tasks t ON t.id = s.task_id`;
+
+export function createRunRepository(db: Database.Database): RunRepository {
+  const insertRun = db.prepare<[string, number, string, string, string, string, number, string, number, string], RunDbRow>(
+    `INSERT INTO runs (name, created_at, status, harness, dataset_path, upstream, samples, config, owner_pid, owner_host)
+     VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+  );
+  const runById = db.prepare<[number], RunDbRow>('SELECT * FROM runs WHERE id = ?');
+  const runByName = db.prepare<[string], RunDbRow>('SELECT * FROM runs WHERE name = ?');
+  const allRuns = db.prepare<[], RunDbRow>('SELECT * FROM runs ORDER BY id DESC');
+  const insertTask = db.prepare<[number, string, string], { id: number }>('INSERT INTO tasks (run_id, instance_id, record) VALUES (?, ?, ?) RETURNING id');
+  const tasksOf = db.prepare<[number], { id: number; run_id: number; instance_id: string; record: string }>('SELECT * FROM tasks WHERE run_id = ? ORDER BY id');
+  const insertSession = db.prepare<[string, number, number, number, number, number, number], { id: number }>(
+    `INSERT INTO sessions (key, created_at, label, simulated, run_id, task_id, sample_index, stage, updated_at)
+     VALUES (?, ?, NULL, ?, ?, ?, ?, 'queued', ?) RETURNING id`,
+  );
+  const sessionsOf = db.prepare<[number], SessionDbRow>(`${SESSION_SELECT} WHERE s.run_id = ? ORDER BY t.id, s.sample_index`);
+  const sessionById = db.prepare<[number], SessionDbRow>(`${SESSION_SELECT} WHERE s.id = ?`);
+  const now = () => Date.now();
+
+  const session = (id: number): RunSessionRow | undefined => {
+    const row = sessionById.get(id);
+    return row === undefined ? undefined : toSession(row);
+  };
+  const mustUpdate = (changes: number, what: string): void => {
+    if (changes !== 1) throw new DataError(`${what}: no such row in the database.`);
+  };
+
+  return {
+    create(input) {
+      const row = insertRun.get(
+        input.name,
+        now(),
+        input.harness,
+        input.datasetPath,
+        input.upstream,
+        input.samples,
+        JSON.stringify(input.config),
+        input.ownerPid,
+        input.ownerHost,
+      );
+      if (row === undefined) throw new DataError('Inserting a run returned no row.');
+      return toRun(row);
+    },
+    get(nameOrId) {
+      const row = typeof nameOrId === 'number' ? runById.get(nameOrId) : (runByName.get(nameOrId) ?? (/^\d+$/.test(nameOrId) ? runById.get(Number(nameOrId)) : undefined));
+      return row === undefined ? undefined : toRun(row);
+    },
+    list: () => allRuns.all().map(toRun),
+    setOwner(runId, pid, host) {
+      mustUpdate(db.prepare('UPDATE runs SET owner_pid = ?, owner_host = ?, status = ?, finished_at = NULL WHERE id = ?').run(pid, host, 'running', runId).changes, `run ${runId}`);
+    },
+    finish(runId, status, stats) {
+      mustUpdate(
+        db.prepare('UPDATE runs SET status = ?, finished_at = ?, owner_pid = NULL, stats = COALESCE(?, stats) WHERE id = ?').run(status, now(), stats ? JSON.stringify(stats) : null, runId).changes,
+        `run ${runId}`,
+      );
+    },
+    setStats(runId, stats) {
+      mustUpdate(db.prepare('UPDATE runs SET stats = ? WHERE id = ?').run(JSON.stringify(stats), runId).changes, `run ${runId}`);
+    },
+    addTask(runId, instanceId, record) {
+      const row = insertTask.get(runId, instanceId, JSON.stringify(record));
+      if (row === undefined) throw new DataError('Inserting a task returned no row.');
+      return { id: row.id, runId, instanceId, record };
+    },
+    tasks(runId) {
+      return tasksOf.all(runId).map((row) => ({
+        id: row.id,
+        runId: row.run_id,
+        instanceId: row.instance_id,
+        record: parseObject<Record<string, unknown>>(row.record, `task ${row.id}`) ?? {},
+      }));
+    },
+    addSession(runId, taskId, sampleIndex, simulated) {
+      const row = insertSession.get(createSessionKey(), now(), simulated ? 1 : 0, runId, taskId, sampleIndex, now());
+      const created = row === undefined ? undefined : session(row.id);
+      if (created === undefined) throw new DataError('Inserting a session returned no row.');
+      return created;
+    },
+    sessions: (runId) => sessionsOf.all(runId).map(toSession),
+    session,
+    setStage(sessionId, stage) {
+      mustUpdate(db.prepare('UPDATE sessions SET stage = ?, updated_at = ? WHERE id = ?').run(stage, now(), sessionId).changes, `session ${sessionId}`);
+    },
+    addAttempt(sessionId) {
+      mustUpdate(db.prepare('UPDATE sessions SET attempts = attempts + 1, updated_at = ? WHERE id = ?').run(now(), sessionId).changes, `session ${sessionId}`);
+    },
+    addTimings(sessionId, timings) {
+      const current = session(sessionId);
+      if (current === undefined) throw new DataError(`session ${sessionId}: no such row in the database.`);
+      db.prepare('UPDATE sessions SET timings = ?, updated_at = ? WHERE id = ?').run(JSON.stringify({ ...current.timings, ...timings }), now(), sessionId);
+    },
+    finishSession(sessionId, outcome) {
+      mustUpdate(
+        db
+          .prepare(
+            `UPDATE sessions SET stage = 'done', status = ?, status_detail = ?, patch = ?, exit_code = ?, agent_log = ?, updated_at = ? WHERE id = ?`,
+          )
+          .run(outcome.status, outcome.detail ?? null, outcome.patch ?? null, outcome.exitCode ?? null, outcome.agentLog ?? null, now(), sessionId).changes,
+        `session ${sessionId}`,
+      );
+    },
+    resetSession(sessionId) {
+      mustUpdate(
+        db
+          .prepare(`UPDATE sessions SET stage = 'queued', status = NULL, status_detail = NULL, patch = NULL, exit_code = NULL, agent_log = NULL, reward = NULL, evaluation = NULL, updated_at = ? WHERE id = ?`)
+          .run(now(), sessionId).changes,
+        `session ${sessionId}`,
+      );
+    },
+    setReward(sessionId, reward, evaluation) {
+      mustUpdate(
+        db.prepare('UPDATE sessions SET reward = ?, evaluation = ?, updated_at = ? WHERE id = ?').run(reward, evaluation ? JSON.stringify(evaluation) : null, now(), sessionId).changes,
+        `session ${sessionId}`,
+      );
+    },
+  };
+}
