@@ -1,6 +1,9 @@
-// Registry of simulator policies by spec string: `noop`, `scripted:<file>`.
+// Registry of simulator policies by spec string: `noop`, `scripted:<file>`, `oracle:<dataset>`.
 import { ConfigError } from '../../errors.js';
+import { readFileSync } from 'node:fs';
+import { parseDatasetText } from '../../eval/swebench/load-dataset.js';
 import { noopPolicy } from './policies/noop.js';
+import { oraclePolicy } from './policies/oracle.js';
 import { scriptedPolicy } from './policies/scripted.js';
 import type { Policy } from './policy.js';
 
@@ -9,6 +12,14 @@ type PolicyFactory = (argument: string | undefined, spec: string) => Policy;
 
 const FACTORIES: Record<string, { usage: string; create: PolicyFactory }> = {
   noop: { usage: 'noop', create: () => noopPolicy() },
+  oracle: {
+    usage: 'oracle:<dataset.jsonl>',
+    create: (file, spec) => {
+      if (!file) throw new ConfigError(`Policy "${spec}" needs the dataset with the gold patches.`, 'Use oracle:<SWE-bench JSON/JSONL file>; polar rollout passes its dataset itself.');
+      const records = parseDatasetText(readFileSync(file, 'utf8'), file);
+      return oraclePolicy(records.map((record) => ({ instanceId: record.instance_id, problemStatement: record.problem_statement, patch: record.patch })));
+    },
+  },
   scripted: {
     usage: 'scripted:<file.json>',
     create: (file, spec) => {
