@@ -1,6 +1,7 @@
 // polar's entry point: the commander program, one command per file, and the single top-level catch.
 import { Command, CommanderError } from 'commander';
 import { EXIT_CODES, PolarError } from '../errors.js';
+import { registerHarnessCommand } from './commands/harness.js';
 import { registerProxyCommand } from './commands/proxy.js';
 import { registerQuickstartCommand } from './commands/quickstart.js';
 import { registerSessionsCommand } from './commands/sessions.js';
@@ -17,6 +18,7 @@ export function createProgram(): Command {
   registerProxyCommand(program);
   registerSimCommand(program);
   registerSessionsCommand(program);
+  registerHarnessCommand(program);
   return program;
 }
 
