@@ -1,9 +1,12 @@
 // polar's entry point: the commander program, one command per file, and the single top-level catch.
 import { Command, CommanderError } from 'commander';
 import { EXIT_CODES, PolarError } from '../errors.js';
+import { registerGcCommand } from './commands/gc.js';
 import { registerHarnessCommand } from './commands/harness.js';
 import { registerProxyCommand } from './commands/proxy.js';
 import { registerQuickstartCommand } from './commands/quickstart.js';
+import { registerRolloutCommand } from './commands/rollout.js';
+import { registerRunsCommand } from './commands/runs.js';
 import { registerSessionsCommand } from './commands/sessions.js';
 import { registerSimCommand } from './commands/sim.js';
 import { printError } from './output.js';
@@ -15,10 +18,13 @@ export function createProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerQuickstartCommand(program);
+  registerRolloutCommand(program);
+  registerRunsCommand(program);
   registerProxyCommand(program);
   registerSimCommand(program);
   registerSessionsCommand(program);
   registerHarnessCommand(program);
+  registerGcCommand(program);
   return program;
 }
 

@@ -212,7 +212,7 @@ const SESSION_SELECT = `
   FROM sessions s JOIN tasks t ON t.id = s.task_id`;
 
 export function createRunRepository(db: Database.Database): RunRepository {
-  const insertRun = db.prepare<[string, number, string, string, string, string, number, string, number, string], RunDbRow>(
+  const insertRun = db.prepare<[string, number, string, string, string, number, string, number, string], RunDbRow>(
     `INSERT INTO runs (name, created_at, status, harness, dataset_path, upstream, samples, config, owner_pid, owner_host)
      VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
   );

@@ -6,7 +6,7 @@ import { openStore } from '../../store/open-store.js';
 import { createStoreRecorder } from '../../store/create-store-recorder.js';
 import { printLine } from '../output.js';
 import { parseIntegerOption } from '../parse-number-option.js';
-import { startUpstream } from '../start-upstream.js';
+import { startRolloutUpstream } from '../../rollout/start-rollout-upstream.js';
 import { waitForShutdown } from '../wait-for-shutdown.js';
 import { createLoggingRecorder } from '../logging-recorder.js';
 
@@ -40,7 +40,7 @@ export function registerProxyCommand(program: Command): void {
     .action(async (options: ProxyOptions) => {
       const dbPath = resolveDbPath(options.db);
       const store = openStore(dbPath);
-      const upstream = await startUpstream(options.upstream);
+      const upstream = await startRolloutUpstream(options.upstream, []);
       const recorder = createStoreRecorder(store, { simulated: upstream.simulated });
       const gateway = createGateway({
         upstreamUrl: upstream.url,

@@ -1,0 +1,18 @@
+// The agent's work as a patch: `git add -A && git diff --cached --binary <base>` in the workspace,
+// leaving out harness config folders.
+import type { ContainerHandle } from '../runtime/container-runtime.js';
+
+/** Folders harness CLIs may create inside the workspace; never part of a patch. */
+export const HARNESS_ARTIFACTS = ['.codex', '.claude', '.qwen', '.pi', '.gemini'];
+
+export async function extractPatch(handle: ContainerHandle, repo: string, baseCommit: string): Promise<string> {
+  const add = await handle.exec(['git', '-C', repo, 'add', '-A'], { timeoutMs: 120_000 });
+  if (add.exitCode !== 0) throw new Error(`git add -A failed in ${repo}: ${add.stderr.trim()}`);
+  const excludes = HARNESS_ARTIFACTS.map((folder) => `:(exclude)${folder}`);
+  const diff = await handle.exec(
+    ['git', '-C', repo, '-c', 'core.fileMode=false', 'diff', '--cached', '--binary', '--no-color', '--no-ext-diff', baseCommit, '--', '.', ...excludes],
+    { timeoutMs: 120_000 },
+  );
+  if (diff.exitCode !== 0) throw new Error(`git diff failed in ${repo}: ${diff.stderr.trim()}`);
+  return diff.stdout;
+}

@@ -1,0 +1,36 @@
+// The model a rollout talks to: a real OpenAI-compatible server (vLLM) or the built-in simulator;
+// `sim:oracle` is the oracle policy over the run's own tasks.
+import { UsageError } from '../errors.js';
+import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
+import { createPolicy } from '../upstream/sim/create-policy.js';
+import { oraclePolicy } from '../upstream/sim/policies/oracle.js';
+import type { Policy } from '../upstream/sim/policy.js';
+import { startSimServer } from '../upstream/sim/sim-server.js';
+
+export interface StartedRolloutUpstream {
+  url: string;
+  simulated: boolean;
+  close(): Promise<void>;
+}
+
+export async function startRolloutUpstream(spec: string, records: readonly SwebenchRecord[]): Promise<StartedRolloutUpstream> {
+  if (spec === 'sim' || spec.startsWith('sim:')) {
+    const policySpec = spec === 'sim' ? 'noop' : spec.slice('sim:'.length);
+    if (policySpec === 'oracle' && records.length === 0) {
+      throw new UsageError('sim:oracle needs the tasks it solves', 'Use it with polar rollout, or give the dataset: sim:oracle:<dataset.jsonl>.');
+    }
+    const policy: Policy =
+      policySpec === 'oracle'
+        ? oraclePolicy(records.map((record) => ({ instanceId: record.instance_id, problemStatement: record.problem_statement, patch: record.patch })))
+        : createPolicy(policySpec);
+    const sim = await startSimServer({ policy });
+    return { url: sim.url, simulated: true, close: () => sim.close() };
+  }
+  let url: URL;
+  try {
+    url = new URL(spec);
+  } catch {
+    throw new UsageError(`--upstream "${spec}" is neither a URL nor sim:<policy>`, 'Use e.g. --upstream http://127.0.0.1:8000/v1 (vLLM) or --upstream sim:oracle.');
+  }
+  return { url: url.toString().replace(/\/$/, ''), simulated: false, close: async () => undefined };
+}

@@ -1,0 +1,161 @@
+// ContainerRuntime over dockerode: the only file that constructs a Docker client.
+
+import { realpathSync } from 'node:fs';
+import Docker from 'dockerode';
+import { DockerUnavailableError } from '../errors.js';
+import { registerForCleanup } from './cleanup-on-exit.js';
+import type { ContainerHandle, ContainerRuntime, ContainerSpec, ContainerSummary, EnsureImageResult, LabelFilter, PullProgressEvent } from './container-runtime.js';
+import { KEEP_ALIVE_CMD } from './container-runtime.js';
+import { DockerContainerHandle } from './docker-container-handle.js';
+import { describeEndpoint, resolveEngineEndpoint, type EngineEndpoint } from './engine-endpoint.js';
+import { labelFilterArgs, ownerLabels } from './labels.js';
+import { currentOwner } from './owner-process.js';
+import { pullImage } from './pull-image.js';
+import { engineMessage, engineStatusCode, isAlreadyGone, UnsafeContainerSpecError, wrapEngineError } from './runtime-errors.js';
+
+/** Options of `createDockerRuntime`. */
+export interface DockerRuntimeOptions {
+  /** Engine socket; default: DOCKER_HOST, else ~/.docker/run/docker.sock or /var/run/docker.sock. */
+  socketPath?: string;
+  /** Register every created container for cleanup on exit (cleanup-on-exit.ts). Default true. */
+  registerForCleanup?: boolean;
+}
+
+/** Creates the Docker-backed runtime. Nothing is contacted until the first call. */
+export function createDockerRuntime(options: DockerRuntimeOptions = {}): ContainerRuntime {
+  const endpoint = resolveEngineEndpoint(options.socketPath);
+  const docker = options.socketPath ? new Docker({ socketPath: options.socketPath }) : new Docker();
+  return new DockerRuntime(docker, endpoint, options.registerForCleanup ?? true);
+}
+
+class DockerRuntime implements ContainerRuntime {
+  readonly endpoint: string;
+
+  constructor(
+    private readonly docker: Docker,
+    private readonly engine: EngineEndpoint,
+    private readonly autoRegister: boolean,
+  ) {
+    this.endpoint = describeEndpoint(engine);
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await this.docker.ping();
+    } catch (error) {
+      throw new DockerUnavailableError(`No Docker engine answered at ${this.endpoint} (${engineMessage(error)}).`, { cause: error });
+    }
+  }
+
+  async hasImage(ref: string): Promise<boolean> {
+    try {
+      await this.docker.getImage(ref).inspect();
+      return true;
+    } catch (error) {
+      if (engineStatusCode(error) === 404) return false;
+      throw wrapEngineError(error, `inspect image ${ref}`, this.endpoint);
+    }
+  }
+
+  async ensureImage(ref: string, onProgress?: (event: PullProgressEvent) => void): Promise<EnsureImageResult> {
+    if (await this.hasImage(ref)) return { ref, source: 'local' };
+    await pullImage(this.docker, ref, this.endpoint, onProgress);
+    return { ref, source: 'pulled' };
+  }
+
+  async createContainer(spec: ContainerSpec): Promise<ContainerHandle> {
+    this.refuseEngineSocket(spec);
+    const labels = { ...spec.labels, ...ownerLabels(currentOwner()) };
+    let container: Docker.Container;
+    try {
+      container = await this.docker.createContainer({
+        Image: spec.image,
+        ...(spec.name !== undefined ? { name: spec.name } : {}),
+        Cmd: [...(spec.cmd ?? KEEP_ALIVE_CMD)],
+        ...(spec.entrypoint !== undefined ? { Entrypoint: [...spec.entrypoint] } : {}),
+        Env: Object.entries(spec.env ?? {}).map(([key, value]) => `${key}=${value}`),
+        ...(spec.workingDir !== undefined ? { WorkingDir: spec.workingDir } : {}),
+        ...(spec.user !== undefined ? { User: spec.user } : {}),
+        Labels: labels,
+        Tty: false,
+        OpenStdin: false,
+        HostConfig: {
+          NetworkMode: spec.network ?? 'none',
+          Init: spec.init ?? true,
+          Mounts: (spec.binds ?? []).map((bind) => ({ Type: 'bind' as const, Source: bind.hostPath, Target: bind.containerPath, ReadOnly: bind.readOnly })),
+          ...(spec.limits?.cpus !== undefined ? { NanoCpus: Math.round(spec.limits.cpus * 1e9) } : {}),
+          ...(spec.limits?.memoryBytes !== undefined ? { Memory: spec.limits.memoryBytes, MemorySwap: spec.limits.memoryBytes } : {}),
+          ...(spec.limits?.pidsLimit !== undefined ? { PidsLimit: spec.limits.pidsLimit } : {}),
+        },
+      });
+    } catch (error) {
+      throw wrapEngineError(error, `create a container from ${spec.image}`, this.endpoint);
+    }
+    const handle = new DockerContainerHandle(container, spec.name ?? container.id.slice(0, 12), this.engine);
+    if (this.autoRegister) registerForCleanup(handle);
+    try {
+      await container.start();
+    } catch (error) {
+      await handle.remove().catch(() => undefined);
+      throw wrapEngineError(error, `start a container from ${spec.image}`, this.endpoint);
+    }
+    return handle;
+  }
+
+  async listContainers(filter: LabelFilter): Promise<ContainerSummary[]> {
+    try {
+      const infos = await this.docker.listContainers({ all: true, filters: { label: labelFilterArgs(filter) } });
+      return infos.map((info) => ({
+        id: info.Id,
+        name: (info.Names[0] ?? info.Id).replace(/^\//, ''),
+        image: info.Image,
+        labels: info.Labels ?? {},
+        state: info.State,
+        createdAt: new Date(info.Created * 1000),
+      }));
+    } catch (error) {
+      throw wrapEngineError(error, 'list containers', this.endpoint);
+    }
+  }
+
+  async removeContainer(idOrName: string): Promise<boolean> {
+    try {
+      await this.docker.getContainer(idOrName).remove({ force: true, v: true });
+      return true;
+    } catch (error) {
+      if (isAlreadyGone(error)) return false;
+      throw wrapEngineError(error, `remove container ${idOrName}`, this.endpoint);
+    }
+  }
+
+  async removeContainers(filter: LabelFilter): Promise<ContainerSummary[]> {
+    const containers = await this.listContainers(filter);
+    const removed = await Promise.all(containers.map(async (summary) => ((await this.removeContainer(summary.id)) ? summary : undefined)));
+    return removed.filter((summary): summary is ContainerSummary => summary !== undefined);
+  }
+
+  /** The engine socket must never be reachable from inside a container. */
+  private refuseEngineSocket(spec: ContainerSpec): void {
+    const socketPaths = new Set(['/var/run/docker.sock', '/run/docker.sock']);
+    if (this.engine.kind === 'unix') socketPaths.add(this.engine.socketPath);
+    for (const path of [...socketPaths]) socketPaths.add(resolveReal(path));
+    for (const bind of spec.binds ?? []) {
+      const host = resolveReal(bind.hostPath);
+      const exposes = [...socketPaths].some((socket) => socket === host || socket.startsWith(`${host.replace(/\/+$/, '')}/`) || host === '/');
+      if (exposes || /(^|\/)docker\.sock$/.test(host)) {
+        throw new UnsafeContainerSpecError(
+          `Refusing to mount ${bind.hostPath} into a container: it exposes the Docker engine socket.`,
+          'polar never gives containers access to the Docker engine; mount a narrower directory.',
+        );
+      }
+    }
+  }
+}
+
+function resolveReal(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}

@@ -1,0 +1,38 @@
+// `npm run bench`: runs every benchmark in sequence and prints its tables (markdown) with the machine.
+import type { Benchmark } from './benchmark.js';
+import { releaseAll } from './bench-cleanup.js';
+import { gatewayOverhead } from './gateway-overhead.js';
+import { machineInfo } from './machine-info.js';
+
+/** Add new benchmarks here; each lives in its own file and returns its table text. */
+const BENCHMARKS: Benchmark[] = [gatewayOverhead];
+
+process.once('exit', releaseAll);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    releaseAll();
+    process.exit(130);
+  });
+}
+
+async function main(): Promise<number> {
+  const only = process.argv.slice(2);
+  const selected = only.length === 0 ? BENCHMARKS : BENCHMARKS.filter((benchmark) => only.some((word) => benchmark.name.toLowerCase().includes(word.toLowerCase())));
+  process.stdout.write(`# polar benchmarks\n\nMachine: ${machineInfo()}\n`);
+  let failed = 0;
+  for (const benchmark of selected) {
+    const started = performance.now();
+    try {
+      const table = await benchmark.run();
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      process.stdout.write(`\n## ${benchmark.name}\n\n${table}\n\n(${seconds} s)\n`);
+    } catch (error) {
+      failed += 1;
+      process.stdout.write(`\n## ${benchmark.name}\n\nFAILED: ${(error as Error).stack ?? String(error)}\n`);
+    }
+  }
+  process.stdout.write(`\nMachine at the end: ${machineInfo()}\n`);
+  return failed === 0 ? 0 : 1;
+}
+
+process.exit(await main());
