@@ -5,7 +5,7 @@ set -euo pipefail
 
 TAG="${POLAR_TEST_IMAGE:-polar-test/base:bookworm}"
 SUITE="${POLAR_TEST_SUITE:-bookworm}"
-MIRROR="${POLAR_DEBIAN_MIRROR:-}"
+MIRROR="${POLAR_DEBIAN_MIRROR:-}"   # empty: debootstrap's default mirror
 PACKAGES="git,python3,ca-certificates"
 
 if docker image inspect "$TAG" >/dev/null 2>&1; then
@@ -25,8 +25,9 @@ cleanup() { rm -rf "$WORK"; }
 trap cleanup EXIT
 ROOT="$WORK/rootfs"
 
-echo "build-test-image: debootstrap $SUITE from $MIRROR into $ROOT"
-debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$ROOT" "$MIRROR"
+echo "build-test-image: debootstrap $SUITE into $ROOT"
+# shellcheck disable=SC2086
+debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$ROOT" $MIRROR
 
 echo "build-test-image: stripping caches, docs and locales"
 rm -rf "$ROOT"/var/cache/apt/archives/*.deb "$ROOT"/var/cache/apt/*.bin \

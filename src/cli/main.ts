@@ -1,6 +1,7 @@
 // polar's entry point: the commander program, one command per file, and the single top-level catch.
 import { Command, CommanderError } from 'commander';
 import { EXIT_CODES, PolarError } from '../errors.js';
+import { registerDemoCommand } from './commands/demo.js';
 import { registerGcCommand } from './commands/gc.js';
 import { registerHarnessCommand } from './commands/harness.js';
 import { registerProxyCommand } from './commands/proxy.js';
@@ -18,6 +19,7 @@ export function createProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerQuickstartCommand(program);
+  registerDemoCommand(program);
   registerRolloutCommand(program);
   registerRunsCommand(program);
   registerProxyCommand(program);

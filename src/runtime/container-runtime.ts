@@ -132,6 +132,11 @@ export interface ContainerHandle extends AsyncDisposable {
   getArchive(path: string): Promise<TarEntry[]>;
   /** Stops the main process (SIGTERM, then SIGKILL after `timeoutSeconds`, default 5); no-op when stopped. */
   stop(options?: { timeoutSeconds?: number }): Promise<void>;
+  /**
+   * Saves the container's filesystem as image `ref` (`repo[:tag]`, tag default `latest`).
+   * `changes` are Dockerfile instructions applied to the image config (e.g. `WORKDIR /testbed`).
+   */
+  commit(ref: string, options?: { changes?: readonly string[] }): Promise<void>;
   /** Force-removes the container and its anonymous volumes; idempotent, never throws for "already gone". */
   remove(): Promise<void>;
   /**

@@ -94,6 +94,21 @@ export class DockerContainerHandle implements ContainerHandle {
     removeContainersDetached(this.endpoint, [this.id]);
   }
 
+  async commit(ref: string, options: { changes?: readonly string[] } = {}): Promise<void> {
+    const colon = ref.lastIndexOf(':');
+    const hasTag = colon > ref.lastIndexOf('/');
+    try {
+      await this.container.commit({
+        repo: hasTag ? ref.slice(0, colon) : ref,
+        tag: hasTag ? ref.slice(colon + 1) : 'latest',
+        changes: options.changes ? [...options.changes] : undefined,
+        pause: true,
+      });
+    } catch (error) {
+      throw this.wrap(error, `commit container ${this.name} as ${ref}`);
+    }
+  }
+
   async [Symbol.asyncDispose](): Promise<void> {
     await this.remove();
   }

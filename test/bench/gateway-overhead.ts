@@ -22,10 +22,10 @@ const MAX_CONCURRENCY = 64;
 export function gatewayScenarios(scale: number): Scenario[] {
   const n = (count: number): number => Math.max(1, Math.round(count * scale));
   return [
-    { label: 'JSON c=1', stream: false, concurrency: 1, rounds: 10, requestsPerRound: n(400), warmupRequests: n(200) },
-    { label: 'JSON c=64', stream: false, concurrency: 64, rounds: 5, requestsPerRound: n(2000), warmupRequests: n(1000) },
-    { label: 'stream c=1', stream: true, concurrency: 1, rounds: 10, requestsPerRound: n(400), warmupRequests: n(200) },
-    { label: 'stream c=64', stream: true, concurrency: 64, rounds: 5, requestsPerRound: n(2000), warmupRequests: n(1000) },
+    { label: 'JSON c=1', stream: false, concurrency: 1, rounds: 10, requestsPerRound: n(600), warmupRequests: n(300) },
+    { label: 'JSON c=64', stream: false, concurrency: 64, rounds: 5, requestsPerRound: n(4000), warmupRequests: n(1000) },
+    { label: 'stream c=1', stream: true, concurrency: 1, rounds: 10, requestsPerRound: n(600), warmupRequests: n(300) },
+    { label: 'stream c=64', stream: true, concurrency: 64, rounds: 5, requestsPerRound: n(4000), warmupRequests: n(1000) },
   ];
 }
 

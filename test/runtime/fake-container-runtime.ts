@@ -38,6 +38,7 @@ export class FakeContainerRuntime implements ContainerRuntime {
       name: summary.name,
       exec: unsupported,
       putFiles: unsupported,
+      commit: unsupported,
       getFile: unsupported,
       getArchive: unsupported,
       stop: async () => {},

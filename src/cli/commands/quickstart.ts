@@ -1,64 +1,61 @@
-// `polar quickstart`: start the simulated model and the gateway, send one real streaming request
-// through it as a harness would, and show what was captured.
+// `polar quickstart`: the README's first command. Builds the example task's image locally, installs the
+// Pi harness once, and runs a real rollout with the oracle model: no GPU and no registry needed.
 import type { Command } from 'commander';
-import { resolveDbPath } from '../../config/paths.js';
-import { createGateway } from '../../gateway/create-gateway.js';
-import { createStoreRecorder } from '../../store/create-store-recorder.js';
+import { resolveCacheDir, resolveDbPath } from '../../config/paths.js';
+import { EXIT_CODES, PolarError } from '../../errors.js';
+import { instanceImageName } from '../../eval/swebench/instance-image-name.js';
+import { loadDataset } from '../../eval/swebench/load-dataset.js';
+import { installHarness } from '../../harness/install-harness.js';
+import { buildExampleTaskImage, EXAMPLE_DATASET } from '../../rollout/build-example-task-image.js';
+import { runRollout } from '../../rollout/run-rollout.js';
+import { createDockerRuntime } from '../../runtime/docker-runtime.js';
 import { openStore } from '../../store/open-store.js';
-import { createPolicy } from '../../upstream/sim/create-policy.js';
-import { startSimServer } from '../../upstream/sim/sim-server.js';
-import { SseDataParser } from '../../upstream/sse-line-splitter.js';
 import { printLine } from '../output.js';
+import { printRolloutEvent } from '../print-rollout-event.js';
+import { withSignalCleanup } from '../with-signal-cleanup.js';
+
+const BASE_IMAGE = process.env.POLAR_BASE_IMAGE ?? 'polar-test/base:bookworm';
 
 export function registerQuickstartCommand(program: Command): void {
   program
     .command('quickstart')
-    .description('Start the built-in simulated model and the gateway, send one real streamed request, show the capture')
+    .description('Run the Pi harness on the example task with the built-in oracle model, in Docker, end to end')
     .option('--db <file>', 'SQLite database (default: $POLAR_DB or ./polar.db)')
-    .action(async (options: { db?: string }) => {
-      const dbPath = resolveDbPath(options.db);
-      const store = openStore(dbPath);
-      const sim = await startSimServer({ policy: createPolicy('noop') });
-      const gateway = createGateway({ upstreamUrl: sim.url, recorder: createStoreRecorder(store, { simulated: true }) });
+    .option('--harness <name>', 'harness to run', 'pi')
+    .action(async (flags: { db?: string; harness: string }) => {
+      const runtime = createDockerRuntime();
+      await runtime.ping();
+      if (!(await runtime.hasImage(BASE_IMAGE))) {
+        throw new PolarError(
+          `the base image ${BASE_IMAGE} is missing`,
+          'config',
+          EXIT_CODES.config,
+          'Build it offline once with: bash .ci/build-test-image.sh (debootstrap + docker import), or set POLAR_BASE_IMAGE to a Debian-based image with git and python3.',
+        );
+      }
+      const [record] = await loadDataset(EXAMPLE_DATASET);
+      if (record === undefined) throw new PolarError(`${EXAMPLE_DATASET} is empty`, 'data', EXIT_CODES.dataError);
+      const image = instanceImageName(record);
+      const built = await buildExampleTaskImage(runtime, { baseImage: BASE_IMAGE, image, baseCommit: record.base_commit });
+      printLine(`task image ${image}: ${built ? 'built from ' + BASE_IMAGE : 'present'}`);
+      const installed = await installHarness(flags.harness, {
+        cacheDir: resolveCacheDir(),
+        onProgress: (event) => {
+          if (event.type === 'step') printLine(`harness ${flags.harness}: ${event.detail}`);
+        },
+      });
+      printLine(`harness ${flags.harness} ${installed.reportedVersion} at ${installed.dir}`);
+      const store = openStore(resolveDbPath(flags.db));
       try {
-        const url = await gateway.listen(0);
-        const session = store.sessions.create({ label: 'quickstart' });
-        printLine(`simulated model (Qwen3 tokenizer + chat template): ${sim.url}`);
-        printLine(`gateway: ${url}   session key: ${session.key}`);
-        const response = await fetch(`${url}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${session.key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({
-            model: 'any',
-            stream: true,
-            messages: [{ role: 'user', content: 'Say hello to a new polar user.' }],
-          }),
-        });
-        const parser = new SseDataParser();
-        let text = '';
-        let frames = 0;
-        for await (const chunk of response.body ?? []) {
-          for (const data of parser.push(chunk as Uint8Array)) {
-            frames += 1;
-            if (data === '[DONE]') continue;
-            const parsed = JSON.parse(data) as { choices?: { delta?: { content?: string } }[] };
-            text += parsed.choices?.[0]?.delta?.content ?? '';
-          }
-        }
-        printLine(`streamed answer (${frames} SSE frames, HTTP ${response.status}): ${JSON.stringify(text)}`);
-        const call = store.calls.listBySession(session.id).at(-1);
-        if (call === undefined) throw new Error('the gateway stored no call');
-        const ids = call.capture.tokenIds ?? [];
-        const logprobs = call.capture.logprobs ?? [];
-        printLine(`captured call ${call.id}: status ${call.status}, finish ${call.capture.finishReason}, ` +
-          `${call.capture.promptTokenIds?.length ?? 0} prompt tokens, ${ids.length} sampled tokens`);
-        printLine(`  sampled ids: [${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', ...' : ''}]`);
-        printLine(`  logprobs:    [${logprobs.slice(0, 4).map((value) => value.toFixed(4)).join(', ')}${logprobs.length > 4 ? ', ...' : ''}]`);
-        printLine(`data: ${dbPath}`);
-        printLine(`see it all: polar sessions show ${session.key} --json${options.db ? ` --db ${options.db}` : ''}`);
+        const result = await withSignalCleanup((signal) =>
+          runRollout(
+            { harness: flags.harness, datasetPath: EXAMPLE_DATASET, upstream: 'sim:oracle', samples: 1, timeoutSeconds: 600 },
+            { runtime, store, cacheDir: resolveCacheDir(), signal, emit: printRolloutEvent },
+          ),
+        );
+        const session = store.runs.sessions(result.run.id)[0];
+        if (session?.patch) printLine(`patch of session ${session.id}:\n${session.patch.trimEnd()}`);
       } finally {
-        await gateway.close();
-        await sim.close();
         store.close();
       }
     });

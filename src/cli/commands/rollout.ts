@@ -7,6 +7,7 @@ import { runRollout } from '../../rollout/run-rollout.js';
 import { createDockerRuntime } from '../../runtime/docker-runtime.js';
 import { openStore } from '../../store/open-store.js';
 import { printLine } from '../output.js';
+import { printRolloutEvent } from '../print-rollout-event.js';
 import { parseIntegerOption } from '../parse-number-option.js';
 import { withSignalCleanup } from '../with-signal-cleanup.js';
 
@@ -37,7 +38,7 @@ export function registerRolloutCommand(program: Command): void {
     .option('--json', 'print one JSON event per line')
     .action(async (flags: RolloutFlags) => {
       const store = openStore(resolveDbPath(flags.db));
-      const print = flags.json ? (event: RolloutEvent) => printLine(JSON.stringify(event)) : printEvent;
+      const print = flags.json ? (event: RolloutEvent) => printLine(JSON.stringify(event)) : printRolloutEvent;
       try {
         const result = await withSignalCleanup((signal) =>
           runRollout(
@@ -60,44 +61,4 @@ export function registerRolloutCommand(program: Command): void {
         store.close();
       }
     });
-}
-
-function printEvent(event: RolloutEvent): void {
-  switch (event.type) {
-    case 'run-start':
-      printLine(`run ${event.runName} (id ${event.runId}): ${event.sessions} session(s), harness ${event.harness}, upstream ${event.upstream}`);
-      printLine(`data: ${event.dbPath}   (polar runs show ${event.runName})`);
-      return;
-    case 'image-progress':
-      return;
-    case 'session-stage':
-      return;
-    case 'session-phase':
-      return;
-    case 'session-end': {
-      const phases = ['create', 'prepare', 'agent', 'extract', 'teardown']
-        .filter((phase) => event.timings[phase] !== undefined)
-        .map((phase) => `${phase} ${formatMs(event.timings[phase] ?? 0)}`)
-        .join(', ');
-      printLine(
-        `session ${event.sessionId} ${event.instanceId}#${event.sampleIndex}: ${event.status}, ${event.calls} call(s), patch ${event.patchBytes} B` +
-          (phases ? ` [${phases}]` : '') +
-          (event.detail ? ` - ${event.detail}` : ''),
-      );
-      return;
-    }
-    case 'run-end': {
-      const counts = Object.entries(event.counts).map(([status, n]) => `${n} ${status}`).join(', ');
-      printLine(`run ${event.runName} done in ${formatMs(event.wallMs)}: ${counts || 'no sessions'}`);
-      return;
-    }
-    default: {
-      const unreachable: never = event;
-      return unreachable;
-    }
-  }
-}
-
-function formatMs(ms: number): string {
-  return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
 }

@@ -1,0 +1,43 @@
+// Plain-text lines for rollout events (stdout that is not a terminal, and the quickstart).
+import type { RolloutEvent } from '../rollout/rollout-events.js';
+import { printLine } from './output.js';
+
+export function printRolloutEvent(event: RolloutEvent): void {
+  switch (event.type) {
+    case 'run-start':
+      printLine(`run ${event.runName} (id ${event.runId}): ${event.sessions} session(s), harness ${event.harness}, upstream ${event.upstream}`);
+      printLine(`data: ${event.dbPath}   (polar runs show ${event.runName})`);
+      return;
+    case 'image-progress':
+      return;
+    case 'session-stage':
+      return;
+    case 'session-phase':
+      return;
+    case 'session-end': {
+      const phases = ['create', 'prepare', 'agent', 'extract', 'teardown']
+        .filter((phase) => event.timings[phase] !== undefined)
+        .map((phase) => `${phase} ${formatMs(event.timings[phase] ?? 0)}`)
+        .join(', ');
+      printLine(
+        `session ${event.sessionId} ${event.instanceId}#${event.sampleIndex}: ${event.status}, ${event.calls} call(s), patch ${event.patchBytes} B` +
+          (phases ? ` [${phases}]` : '') +
+          (event.detail ? ` - ${event.detail}` : ''),
+      );
+      return;
+    }
+    case 'run-end': {
+      const counts = Object.entries(event.counts).map(([status, n]) => `${n} ${status}`).join(', ');
+      printLine(`run ${event.runName} done in ${formatMs(event.wallMs)}: ${counts || 'no sessions'}`);
+      return;
+    }
+    default: {
+      const unreachable: never = event;
+      return unreachable;
+    }
+  }
+}
+
+function formatMs(ms: number): string {
+  return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
