@@ -18,6 +18,7 @@ describe('fake vLLM completion', () => {
     for (const [i, entry] of parts.logprobs.entries()) {
       expect(entry).toEqual({ token: parts.texts[i], logprob: expect.any(Number), bytes: [...Buffer.from(parts.texts[i] ?? '')], top_logprobs: [] });
       expect(entry.logprob).toBeLessThan(0);
+      expect(Math.fround(entry.logprob)).toBe(entry.logprob);
     }
     expect(new Set(parts.promptTokenIds).size).toBeGreaterThan(1400);
   });

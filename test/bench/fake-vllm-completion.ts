@@ -36,7 +36,8 @@ export function fakeCompletionParts(): FakeCompletionParts {
   const texts = SAMPLED_TEXT;
   const logprobs = texts.map((token, i): LogprobEntryWire => ({
     token,
-    logprob: -((i * 37) % 11) * 0.0731 - 0.00012,
+    // vLLM computes logprobs in float32 and prints them as Python floats: exact float32 values.
+    logprob: Math.fround(-((i * 37) % 11) * 0.0731 - 0.00012),
     bytes: [...Buffer.from(token, 'utf8')],
     top_logprobs: [],
   }));
