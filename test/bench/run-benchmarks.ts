@@ -8,10 +8,10 @@ import { machineInfo } from './machine-info.js';
 const BENCHMARKS: Benchmark[] = [gatewayOverhead];
 
 process.once('exit', releaseAll);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
   process.once(signal, () => {
     releaseAll();
-    process.exit(130);
+    process.exit(code);
   });
 }
 
