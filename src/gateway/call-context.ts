@@ -21,6 +21,11 @@ export interface CallContext {
   /** Monotonic ms of the first byte written to the client. */
   firstByteMonotonic: number | null;
   request: CanonicalRequest | null;
+  /**
+   * Keep the upstream's response bytes of successful calls too (they repeat the token ids and
+   * logprobs already stored exactly, so this is off by default; error bodies are always kept).
+   */
+  recordUpstreamResponse: boolean;
   upstreamModel: string | null;
   upstreamRequest: Buffer | null;
 }
@@ -59,7 +64,7 @@ export function commitCall(context: CallContext, outcome: CallOutcome): number {
     upstreamModel: context.upstreamModel,
     clientRequest: context.rawBody,
     upstreamRequest: context.upstreamRequest,
-    upstreamResponse: outcome.upstreamResponse ?? null,
+    upstreamResponse: outcome.status === 'ok' && !context.recordUpstreamResponse ? null : (outcome.upstreamResponse ?? null),
     capture: outcome.capture ?? EMPTY_CAPTURE,
     response: outcome.response ?? null,
     startedAt: context.startedAt,

@@ -6,6 +6,7 @@ import type { CallRecorder } from '../capture/call-record.js';
 import { adapterFor } from '../providers/adapter-registry.js';
 import type { GatewayErrorBody, Protocol } from '../providers/canonical.js';
 import { UpstreamClient } from '../upstream/upstream-client.js';
+import { ActivityMeter, type ActivitySnapshot } from './activity-meter.js';
 import type { CallContext } from './call-context.js';
 import { extractApiKey } from './extract-api-key.js';
 import { handleCountTokens } from './handle-count-tokens.js';
@@ -28,6 +29,8 @@ export interface GatewayOptions {
   upstreamTimeoutMs?: number;
   /** Upper bound on max_tokens sent upstream. */
   maxTokensCap?: number;
+  /** Also store the upstream's raw response bytes of successful calls (debugging; default false). */
+  recordUpstreamResponse?: boolean;
 }
 
 export interface Gateway {
@@ -35,8 +38,10 @@ export interface Gateway {
   listen(port?: number, host?: string): Promise<string>;
   /** Also (or instead) listens on a Unix socket at `path`. */
   listenOnSocket(path: string): Promise<void>;
-  /** Upstream requests currently in flight (for the busy-fraction meter). */
+  /** Model calls currently in flight. */
   readonly upstreamInFlight: number;
+  /** How busy the upstream has been since the gateway started (busy fraction, mean in flight). */
+  activity(): ActivitySnapshot;
   close(): Promise<void>;
 }
 
@@ -46,7 +51,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const upstream = new UpstreamClient({ baseUrl: options.upstreamUrl, idleTimeoutMs: options.upstreamTimeoutMs ?? 600_000 });
   const resolveUpstreamModel = createUpstreamModelResolver(upstream, options.upstreamModel);
   const servers: http.Server[] = [];
-  let inFlight = 0;
+  const meter = new ActivityMeter();
 
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((error: unknown) => {
@@ -122,17 +127,18 @@ export function createGateway(options: GatewayOptions): Gateway {
       startedMonotonic,
       firstByteMonotonic: null,
       request: null,
+      recordUpstreamResponse: options.recordUpstreamResponse ?? false,
       upstreamModel: null,
       upstreamRequest: null,
     };
-    inFlight += 1;
+    meter.begin();
     try {
       await handleModelCall(context, { pathModel: route.pathModel, pathStream: route.pathStream }, {
         resolveUpstreamModel,
         maxTokensCap: options.maxTokensCap,
       });
     } finally {
-      inFlight -= 1;
+      meter.end();
     }
   }
 
@@ -145,8 +151,9 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   return {
     get upstreamInFlight() {
-      return inFlight;
+      return meter.current;
     },
+    activity: () => meter.snapshot(),
     listen(port = 0, host = '127.0.0.1') {
       const server = newServer();
       return new Promise((resolve, reject) => {

@@ -52,17 +52,26 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
 
     const failClient = (error: GatewayErrorBody): void => {
       if (res.destroyed) return;
-      if (res.headersSent) {
+      if (res.headersSent || pending !== '') {
+        flush();
         res.end(encoder.error(error));
       } else {
         answerError(context, error);
       }
     };
 
+    // Frames produced by one upstream read are written together: one syscall per upstream chunk,
+    // not one per event, and nothing waits longer than the upstream itself.
+    let pending = '';
     const write = (text: string): void => {
-      if (text === '' || res.destroyed) return;
+      pending += text;
+    };
+    const flush = (): void => {
+      if (pending === '' || res.destroyed) return;
       if (!res.headersSent) res.writeHead(200, SSE_HEADERS);
       markFirstByte(context);
+      const text = pending;
+      pending = '';
       if (!res.write(text)) {
         body.pause();
         res.once('drain', () => body.resume());
@@ -108,15 +117,18 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
         return;
       }
       const verdict = checkTokenCapture(decoder.capture());
+      flush();
       settle({ status: verdict.status, error: verdict.error, httpStatus: 200, response: decoder.response() }, () => {
         write(encoder.encode(decoder.endEvent()));
+        flush();
         res.end();
       });
     };
 
     body.on('data', (chunk: Buffer) => {
-      raw.push(chunk);
+      if (context.recordUpstreamResponse) raw.push(chunk);
       for (const data of parser.push(chunk)) onData(data);
+      if (!settled) flush();
     });
     body.on('end', onEnd);
     body.on('error', (error: Error) => {

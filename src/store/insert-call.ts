@@ -38,16 +38,12 @@ function toPriorCall(id: number, record: CallRecord): PriorCall {
 
 /** Returns `insert(record) => call id`; it returns only after the transaction has committed. */
 export function createCallInserter(db: Database.Database, reader: CallReader): (record: CallRecord) => number {
-  const sessionExists = db.prepare<[number], { id: number }>('SELECT id FROM sessions WHERE id = ?');
   const lastCall = db.prepare<[number], { id: number; seq: number }>('SELECT id, seq FROM calls WHERE session_id = ? ORDER BY seq DESC LIMIT 1');
   const insert = db.prepare<[Record<string, unknown>]>(INSERT_SQL);
   /** Map order is recency order: the first key is evicted first. */
   const priors = new Map<number, PriorCall>();
 
   const write = db.transaction((record: CallRecord): number => {
-    if (sessionExists.get(record.sessionId) === undefined) {
-      throw new DataError(`Cannot record a call for session ${record.sessionId}: no such session.`, 'Create the session first (polar sessions new).');
-    }
     const last = lastCall.get(record.sessionId);
     const seq = last === undefined ? 0 : last.seq + 1;
     const cached = priors.get(record.sessionId);
@@ -96,7 +92,15 @@ export function createCallInserter(db: Database.Database, reader: CallReader): (
   });
 
   return (record) => {
-    const id = write.immediate(record);
+    let id: number;
+    try {
+      id = write.immediate(record);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+        throw new DataError(`Cannot record a call for session ${record.sessionId}: no such session.`, 'Create the session first (polar sessions new).');
+      }
+      throw error;
+    }
     priors.delete(record.sessionId);
     priors.set(record.sessionId, toPriorCall(id, record));
     if (priors.size > PRIOR_CACHE_SIZE) priors.delete(priors.keys().next().value as number);

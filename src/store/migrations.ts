@@ -115,6 +115,14 @@ ALTER TABLE sessions ADD COLUMN updated_at INTEGER;
 CREATE INDEX sessions_by_run ON sessions(run_id, task_id, sample_index);
 `,
   },
+  {
+    name: 'attempt boundary of a rollout session',
+    sql: `
+-- Calls with seq < first_call_seq belong to an earlier attempt of the session (an infrastructure retry,
+-- or an attempt cut off by a crash and restarted by --resume). They are kept, never trained on.
+ALTER TABLE sessions ADD COLUMN first_call_seq INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];
 
 /** The user_version a fully migrated database has. */

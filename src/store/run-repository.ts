@@ -48,6 +48,8 @@ export interface RunSessionRow {
   status: SessionStatus | null;
   statusDetail: string | null;
   attempts: number;
+  /** Calls with a lower seq belong to earlier attempts (kept, not trainable). */
+  firstCallSeq: number;
   patch: string | null;
   exitCode: number | null;
   timings: Record<string, number>;
@@ -55,10 +57,12 @@ export interface RunSessionRow {
   reward: number | null;
   evaluation: Record<string, unknown> | null;
   updatedAt: number | null;
-  /** Captured calls, all statuses. */
+  /** Captured calls of the current attempt, all statuses. */
   callCount: number;
-  /** Captured calls with status ok (trainable). */
+  /** Captured calls of the current attempt with status ok (trainable). */
   okCallCount: number;
+  /** Calls of the current attempt that failed because the upstream was unreachable or timed out. */
+  upstreamFailures: number;
   promptTokens: number;
   sampledTokens: number;
 }
@@ -102,7 +106,10 @@ export interface RunRepository {
   addTimings(sessionId: number, timings: Record<string, number>): void;
   /** Records the terminal outcome and moves the session to `done`. */
   finishSession(sessionId: number, outcome: SessionOutcome): void;
-  /** Puts a session back to `queued` with no outcome (a resume restarts it). */
+  /**
+   * Starts a new attempt: back to `queued` with no outcome; calls captured so far stay in the store
+   * but belong to the earlier attempt (first_call_seq moves past them).
+   */
   resetSession(sessionId: number): void;
   setReward(sessionId: number, reward: number | null, evaluation: Record<string, unknown> | null): void;
 }
@@ -135,6 +142,7 @@ interface SessionDbRow {
   status: string | null;
   status_detail: string | null;
   attempts: number;
+  first_call_seq: number;
   patch: string | null;
   exit_code: number | null;
   timings: string | null;
@@ -144,6 +152,7 @@ interface SessionDbRow {
   updated_at: number | null;
   call_count: number;
   ok_call_count: number;
+  upstream_failures: number;
   prompt_tokens: number;
   sampled_tokens: number;
 }
@@ -188,6 +197,7 @@ function toSession(row: SessionDbRow): RunSessionRow {
     status: row.status as SessionStatus | null,
     statusDetail: row.status_detail,
     attempts: row.attempts,
+    firstCallSeq: row.first_call_seq,
     patch: row.patch,
     exitCode: row.exit_code,
     timings: parseObject<Record<string, number>>(row.timings, `session ${row.id} timings`) ?? {},
@@ -197,6 +207,7 @@ function toSession(row: SessionDbRow): RunSessionRow {
     updatedAt: row.updated_at,
     callCount: row.call_count,
     okCallCount: row.ok_call_count,
+    upstreamFailures: row.upstream_failures,
     promptTokens: row.prompt_tokens,
     sampledTokens: row.sampled_tokens,
   };
@@ -204,11 +215,12 @@ function toSession(row: SessionDbRow): RunSessionRow {
 
 const SESSION_SELECT = `
   SELECT s.id, s.key, s.run_id, s.task_id, t.instance_id, s.sample_index, s.simulated, s.stage, s.status,
-    s.status_detail, s.attempts, s.patch, s.exit_code, s.timings, s.agent_log, s.reward, s.evaluation, s.updated_at,
-    (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id) AS call_count,
-    (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id AND c.status = 'ok') AS ok_call_count,
-    (SELECT COALESCE(SUM(COALESCE(c.prompt_tokens, c.prompt_ids_len)), 0) FROM calls c WHERE c.session_id = s.id) AS prompt_tokens,
-    (SELECT COALESCE(SUM(COALESCE(c.completion_tokens, c.token_ids_len)), 0) FROM calls c WHERE c.session_id = s.id) AS sampled_tokens
+    s.status_detail, s.attempts, s.first_call_seq, s.patch, s.exit_code, s.timings, s.agent_log, s.reward, s.evaluation, s.updated_at,
+    (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq) AS call_count,
+    (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq AND c.status = 'ok') AS ok_call_count,
+    (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq AND c.status IN ('upstream_unavailable', 'upstream_timeout')) AS upstream_failures,
+    (SELECT COALESCE(SUM(COALESCE(c.prompt_tokens, c.prompt_ids_len)), 0) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq) AS prompt_tokens,
+    (SELECT COALESCE(SUM(COALESCE(c.completion_tokens, c.token_ids_len)), 0) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq) AS sampled_tokens
   FROM sessions s JOIN tasks t ON t.id = s.task_id`;
 
 export function createRunRepository(db: Database.Database): RunRepository {
@@ -315,7 +327,11 @@ export function createRunRepository(db: Database.Database): RunRepository {
     resetSession(sessionId) {
       mustUpdate(
         db
-          .prepare(`UPDATE sessions SET stage = 'queued', status = NULL, status_detail = NULL, patch = NULL, exit_code = NULL, agent_log = NULL, reward = NULL, evaluation = NULL, updated_at = ? WHERE id = ?`)
+          .prepare(
+            `UPDATE sessions SET stage = 'queued', status = NULL, status_detail = NULL, patch = NULL, exit_code = NULL, agent_log = NULL,
+             reward = NULL, evaluation = NULL, timings = NULL, updated_at = ?,
+             first_call_seq = (SELECT COUNT(*) FROM calls WHERE calls.session_id = sessions.id) WHERE id = ?`,
+          )
           .run(now(), sessionId).changes,
         `session ${sessionId}`,
       );

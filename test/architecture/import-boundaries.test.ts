@@ -48,7 +48,9 @@ describe('import boundaries (DESIGN §2)', () => {
   });
 
   it('only cli/ prints or exits', () => {
-    const offenders = files.filter((file) => roomOf(file) !== 'cli' && PRINTING.test(readFileSync(file, 'utf8')));
+    // Template literals are left out: they hold scripts run elsewhere (e.g. the in-container forwarder).
+    const code = (file: string) => readFileSync(file, 'utf8').replace(/`[^`]*`/g, '``');
+    const offenders = files.filter((file) => roomOf(file) !== 'cli' && PRINTING.test(code(file)));
     expect(offenders.map((file) => path.relative(SRC, file))).toEqual([]);
   });
 

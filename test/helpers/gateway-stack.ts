@@ -40,6 +40,7 @@ export async function startGatewayStack(options: StackOptions = {}): Promise<Gat
     upstreamUrl: options.upstreamUrl ?? (sim as SimServer).url,
     recorder: createStoreRecorder(store, { simulated: sim !== null }),
     upstreamModel: options.upstreamUrl === undefined ? undefined : 'test-model',
+    recordUpstreamResponse: true,
     ...options.gateway,
   });
   const url = await gateway.listen(0);

@@ -21,6 +21,7 @@ interface ProxyOptions {
   upstreamTimeout: number;
   maxBodyBytes: number;
   quiet?: boolean;
+  recordUpstreamResponse?: boolean;
 }
 
 export function registerProxyCommand(program: Command): void {
@@ -37,6 +38,7 @@ export function registerProxyCommand(program: Command): void {
     .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails', parseIntegerOption('--upstream-timeout', 1), 600)
     .option('--max-body-bytes <n>', 'largest accepted request body', parseIntegerOption('--max-body-bytes', 1024), 32 * 1024 * 1024)
     .option('--quiet', 'do not print a line per call')
+    .option('--record-upstream-response', 'also store the upstream response bytes of successful calls (they repeat the stored token ids)')
     .action(async (options: ProxyOptions) => {
       const dbPath = resolveDbPath(options.db);
       const store = openStore(dbPath);
@@ -49,6 +51,7 @@ export function registerProxyCommand(program: Command): void {
         maxTokensCap: options.maxTokensCap,
         upstreamTimeoutMs: options.upstreamTimeout * 1000,
         maxBodyBytes: options.maxBodyBytes,
+        recordUpstreamResponse: options.recordUpstreamResponse,
       });
       try {
         const url = await gateway.listen(options.port, options.host);

@@ -57,7 +57,7 @@ describe('createPolicy', () => {
     expect(await createPolicy('noop')(conversation(0), context)).toEqual({ content: NOOP_TEXT });
   });
 
-  it.each(['oracle', 'constructor', '', 'noop2:x'])('rejects %j and lists the known policies', (spec) => {
+  it.each(['oracle2', 'constructor', '', 'noop2:x'])('rejects %j and lists the known policies', (spec) => {
     expect(() => createPolicy(spec)).toThrow(ConfigError);
     for (const known of knownPolicySpecs()) expect(() => createPolicy(spec)).toThrow(known);
   });

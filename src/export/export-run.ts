@@ -1,0 +1,217 @@
+// Streams a run as JSONL records, session by session: read calls, build rows, score, shape, hand each line on.
+import { NotFoundError } from '../errors.js';
+import type { Store } from '../store/open-store.js';
+import type { RunRow } from '../store/run-repository.js';
+import type { StoredCall } from '../store/stored-call.js';
+import { buildTrajectory } from '../trajectory/build-trajectory.js';
+import type { AdvantageEstimator, StdKind } from '../trajectory/compute-advantages.js';
+import type { BuilderOptions } from '../trajectory/trajectory-call.js';
+import type { TrajectoryBuild, TrajectoryBuilderName, TrajectoryRow } from '../trajectory/trajectory-row.js';
+import type { SessionExportMeta } from './export-row-input.js';
+import { shapeExportRow, type ExportFormat } from './export-format.js';
+import { EXPORT_SCHEMA_VERSION } from './export-schema-version.js';
+import { planRunExport, type SessionPlan, type SessionSkipReason } from './plan-run-export.js';
+import { readCallConversation } from './read-call-conversation.js';
+import { shapeSftRecord } from './shape-sft-record.js';
+import { shapeSwebenchPrediction } from './shape-swebench-prediction.js';
+import { toJsonlLine } from './to-jsonl-line.js';
+import { toTrajectoryCall } from './to-trajectory-call.js';
+
+export interface ExportRunOptions {
+  /** Run name or id. */
+  run: string;
+  /** Default `prefix_merging`. */
+  builder?: TrajectoryBuilderName;
+  /** Default `polar`. */
+  format?: ExportFormat;
+  /** Default `grpo`. */
+  advantage?: AdvantageEstimator;
+  /** Std of `grpo` (default `population`; `sample` matches verl and OpenRLHF). */
+  std?: StdKind;
+  /** polar format: include each row's chat messages and tools (default true; costs a parse per row). */
+  messages?: boolean;
+  /** sft: smallest reward of an accepted session (default 1: resolved). */
+  minReward?: number;
+  /** swebench-predictions: the sample of each task to export (default 0). */
+  sample?: number;
+  /** swebench-predictions `model_name_or_path` (default `polar/<run name>`). */
+  modelName?: string;
+  builderOptions?: Partial<BuilderOptions>;
+}
+
+/** Receives one JSON line (with its newline); a returned promise is awaited (back-pressure). */
+export type LineSink = (line: string) => void | Promise<void>;
+
+export interface ExportSummary {
+  schemaVersion: typeof EXPORT_SCHEMA_VERSION;
+  run: string;
+  format: ExportFormat;
+  builder: TrajectoryBuilderName;
+  advantage: AdvantageEstimator;
+  /** Lines written. */
+  records: number;
+  /** UTF-8 bytes written. */
+  bytes: number;
+  sessions: {
+    total: number;
+    exported: number;
+    skipped: Partial<Record<SessionSkipReason, number>>;
+    /** Exported sessions served by polar's simulator (their records carry `simulated: true`). */
+    simulated: number;
+  };
+  /** Calls of exported sessions: placed in rows (mask 1) or never trainable. RL formats only. */
+  calls: { total: number; placed: number; notTrainable: number };
+  /** Groups (tasks) with at least one exported session. */
+  groups: number;
+}
+
+/**
+ * Exports one run. Sessions are read and written one at a time, so memory holds one session's calls
+ * (plus the run's session list). Throws NotFoundError for an unknown run, DataError for non-finite numbers,
+ * and whatever the sink throws.
+ */
+export async function exportRun(
+  store: Pick<Store, 'runs' | 'calls'>,
+  options: ExportRunOptions,
+  sink: LineSink,
+): Promise<ExportSummary> {
+  const run = store.runs.get(options.run);
+  if (run === undefined) {
+    throw new NotFoundError(`no run "${options.run}" to export`, 'List the runs with: polar runs list');
+  }
+  const format = options.format ?? 'polar';
+  const builder = options.builder ?? 'prefix_merging';
+  const advantage = options.advantage ?? 'grpo';
+  const plans = planRunExport(run.name, store.runs.sessions(run.id), {
+    format,
+    advantage,
+    ...(options.std === undefined ? {} : { std: options.std }),
+    minReward: options.minReward ?? 1,
+    sample: options.sample ?? 0,
+  });
+
+  const summary: ExportSummary = {
+    schemaVersion: EXPORT_SCHEMA_VERSION,
+    run: run.name,
+    format,
+    builder,
+    advantage,
+    records: 0,
+    bytes: 0,
+    sessions: { total: plans.length, exported: 0, skipped: {}, simulated: 0 },
+    calls: { total: 0, placed: 0, notTrainable: 0 },
+    groups: 0,
+  };
+  const groups = new Set<string>();
+  const write = async (record: object): Promise<void> => {
+    const line = toJsonlLine(record);
+    summary.records++;
+    summary.bytes += Buffer.byteLength(line);
+    await sink(line);
+  };
+  const context: SessionContext = { store, run, options, format, builder, write };
+
+  for (const plan of plans) {
+    const skip = plan.skip ?? (await exportSession(context, plan, summary));
+    if (skip !== null) {
+      summary.sessions.skipped[skip] = (summary.sessions.skipped[skip] ?? 0) + 1;
+      continue;
+    }
+    summary.sessions.exported++;
+    if (plan.session.simulated) summary.sessions.simulated++;
+    groups.add(plan.groupId);
+  }
+  summary.groups = groups.size;
+  return summary;
+}
+
+interface SessionContext {
+  store: Pick<Store, 'runs' | 'calls'>;
+  run: RunRow;
+  options: ExportRunOptions;
+  format: ExportFormat;
+  builder: TrajectoryBuilderName;
+  write: (record: object) => Promise<void>;
+}
+
+/** Writes one session's records; returns why it wrote none, or null. */
+async function exportSession(context: SessionContext, plan: SessionPlan, summary: ExportSummary): Promise<SessionSkipReason | null> {
+  const { store, run, options, format, write } = context;
+  const { session } = plan;
+  if (format === 'swebench-predictions') {
+    const modelNameOrPath = options.modelName ?? `polar/${run.name}`;
+    await write(shapeSwebenchPrediction({ instanceId: session.instanceId, modelNameOrPath, patch: session.patch }));
+    return null;
+  }
+
+  const withRaw = format === 'sft' || (format === 'polar' && options.messages !== false);
+  const stored = store.calls.listBySession(session.id, { withRaw });
+  const build = buildTrajectory(context.builder, session.id, stored.map(toTrajectoryCall), options.builderOptions);
+  const byId = new Map(stored.map((call) => [call.id, call]));
+  const meta = sessionMeta(run, plan, stored);
+
+  if (build.rows.length === 0) return 'no-trainable-calls';
+  if (format === 'sft') {
+    const last = longestRow(build.rows)?.callIds.at(-1);
+    const conversation = last === undefined ? null : readCallConversation(byId.get(last)!);
+    if (conversation === null) return 'no-conversation';
+    await write(
+      shapeSftRecord({
+        sessionId: session.id,
+        groupId: plan.groupId,
+        reward: session.reward!,
+        session: meta,
+        messages: conversation.messages,
+        tools: conversation.tools,
+      }),
+    );
+    return null;
+  }
+
+  countCalls(summary, build, stored.length);
+  const scored = plan.advantage!;
+  for (const row of build.rows) {
+    const conversation = withRaw ? readCallConversation(byId.get(row.callIds.at(-1)!)!) : null;
+    await write(
+      shapeExportRow(format, {
+        row,
+        reward: scored.reward,
+        advantage: scored.advantage,
+        lossWeight: 1 / build.rows.length,
+        groupId: plan.groupId,
+        session: meta,
+        messages: conversation?.messages ?? null,
+        tools: conversation?.tools ?? null,
+      }),
+    );
+  }
+  return null;
+}
+
+function sessionMeta(run: RunRow, plan: SessionPlan, calls: readonly StoredCall[]): SessionExportMeta {
+  const first = calls.find((call) => call.upstreamModel !== null);
+  return {
+    runId: run.name,
+    taskId: plan.session.instanceId,
+    sampleIndex: plan.session.sampleIndex,
+    harness: run.harness,
+    model: first?.upstreamModel ?? null,
+    simulated: plan.session.simulated,
+  };
+}
+
+/** The row with the most tokens (the main agent's conversation); the first on ties. */
+function longestRow(rows: readonly TrajectoryRow[]): TrajectoryRow | undefined {
+  let best: TrajectoryRow | undefined;
+  for (const row of rows) {
+    const length = row.promptIds.length + row.responseIds.length;
+    if (best === undefined || length > best.promptIds.length + best.responseIds.length) best = row;
+  }
+  return best;
+}
+
+function countCalls(summary: ExportSummary, build: TrajectoryBuild, calls: number): void {
+  summary.calls.total += calls;
+  summary.calls.placed += build.turns.length;
+  summary.calls.notTrainable += build.diagnostics.splits.filter((split) => split.reason.kind === 'not-trainable').length;
+}
