@@ -13,6 +13,7 @@ export function printRolloutEvent(event: RolloutEvent): void {
     case 'session-stage':
       return;
     case 'session-phase':
+    case 'metrics':
       return;
     case 'session-end': {
       const phases = ['create', 'prepare', 'agent', 'extract', 'teardown']

@@ -59,8 +59,11 @@ export interface ExportSummary {
     /** Exported sessions served by polar's simulator (their records carry `simulated: true`). */
     simulated: number;
   };
-  /** Calls of exported sessions: placed in rows (mask 1) or never trainable. RL formats only. */
-  calls: { total: number; placed: number; notTrainable: number };
+  /**
+   * Calls of exported sessions' current attempt: placed in rows (mask 1) or never trainable (RL formats),
+   * and calls of earlier attempts, which are never exported.
+   */
+  calls: { total: number; placed: number; notTrainable: number; earlierAttempts: number };
   /** Groups (tasks) with at least one exported session. */
   groups: number;
 }
@@ -99,7 +102,7 @@ export async function exportRun(
     records: 0,
     bytes: 0,
     sessions: { total: plans.length, exported: 0, skipped: {}, simulated: 0 },
-    calls: { total: 0, placed: 0, notTrainable: 0 },
+    calls: { total: 0, placed: 0, notTrainable: 0, earlierAttempts: 0 },
     groups: 0,
   };
   const groups = new Set<string>();
@@ -145,7 +148,10 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
   }
 
   const withRaw = format === 'sft' || (format === 'polar' && options.messages !== false);
-  const stored = store.calls.listBySession(session.id, { withRaw });
+  // Calls of earlier attempts (infrastructure retries, resumed crashes) are kept in the store, never trained on.
+  const all = store.calls.listBySession(session.id, { withRaw });
+  const stored = all.filter((call) => call.seq >= session.firstCallSeq);
+  summary.calls.earlierAttempts += all.length - stored.length;
   const build = buildTrajectory(context.builder, session.id, stored.map(toTrajectoryCall), options.builderOptions);
   const byId = new Map(stored.map((call) => [call.id, call]));
   const meta = sessionMeta(run, plan, stored);

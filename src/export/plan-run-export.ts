@@ -16,7 +16,7 @@ export type SessionSkipReason =
   | 'infra-error'
   /** RL and SFT formats: no reward recorded (not evaluated, evaluation failed). Left out of groups. */
   | 'no-reward'
-  /** RL formats: the session has no trainable call, so no row (its reward still counts in its group). */
+  /** RL and SFT formats: the session has no trainable call, so no row (its reward still counts in its group). */
   | 'no-trainable-calls'
   /** sft: not `completed` with a reward of at least `minReward`. */
   | 'not-accepted'

@@ -1,5 +1,6 @@
 // What a rollout reports while it runs; the CLI renders these (plain lines, JSON lines or the ink UI).
 import type { SessionStage, SessionStatus } from '../store/run-repository.js';
+import type { RolloutMetricsEvent } from './rollout-metrics.js';
 
 export type SessionPhase = 'create' | 'prepare' | 'agent' | 'extract' | 'teardown';
 
@@ -19,6 +20,7 @@ export type RolloutEvent =
       calls: number;
       timings: Record<string, number>;
     }
-  | { type: 'run-end'; runId: number; runName: string; counts: Partial<Record<SessionStatus, number>>; wallMs: number };
+  | { type: 'run-end'; runId: number; runName: string; counts: Partial<Record<SessionStatus, number>>; wallMs: number }
+  | RolloutMetricsEvent;
 
 export type RolloutEventListener = (event: RolloutEvent) => void;

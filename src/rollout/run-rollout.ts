@@ -1,23 +1,32 @@
-// `polar rollout`: every selected task x samples sessions, each a real harness in its own container,
-// every model call captured through the embedded gateway; state is persisted as it changes.
+// `polar rollout`: tasks x samples sessions through the staged pipeline (init → READY → run → post),
+// every model call captured through the embedded gateway, every state change persisted as it happens,
+// infrastructure failures retried, and a killed run resumable.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { chmod } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { availableParallelism, hostname, tmpdir } from 'node:os';
 import path from 'node:path';
+import type { CallRecorder } from '../capture/call-record.js';
 import { UsageError } from '../errors.js';
 import { instanceImageName } from '../eval/swebench/instance-image-name.js';
-import { loadDataset } from '../eval/swebench/load-dataset.js';
+import { loadDataset, parseDatasetText } from '../eval/swebench/load-dataset.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
+import { activityBetween } from '../gateway/activity-meter.js';
 import { createGateway } from '../gateway/create-gateway.js';
 import { isHarnessInstalled } from '../harness/is-harness-installed.js';
 import { loadHarness } from '../harness/load-harness-manifest.js';
+import { collectGarbage } from '../runtime/collect-garbage.js';
 import type { ContainerLimits, ContainerRuntime } from '../runtime/container-runtime.js';
 import { createStoreRecorder } from '../store/create-store-recorder.js';
 import type { Store } from '../store/open-store.js';
-import type { RunRow, SessionStatus } from '../store/run-repository.js';
+import type { RunRow, RunSessionRow, SessionStatus } from '../store/run-repository.js';
 import { UpstreamClient } from '../upstream/upstream-client.js';
+import { initSession } from './init-session.js';
+import { createMetricsTracker } from './metrics-tracker.js';
+import { postSession } from './post-session.js';
 import type { RolloutEventListener } from './rollout-events.js';
-import { runSession } from './run-session.js';
+import { runAgent } from './run-agent.js';
+import { defaultPipelineSizes, type PipelineSizes, runPipeline } from './run-pipeline.js';
+import type { SessionEnvironment, SessionItem } from './session-stages.js';
 import { type StartedRolloutUpstream, startRolloutUpstream } from './start-rollout-upstream.js';
 
 export interface RolloutOptions {
@@ -29,6 +38,14 @@ export interface RolloutOptions {
   runName?: string;
   samples: number;
   timeoutSeconds: number;
+  /** At most this many tasks (after --instance). */
+  limit?: number;
+  /** Agents running at once (the run pool). */
+  concurrency?: number;
+  /** Override any pool size. */
+  pipeline?: Partial<PipelineSizes>;
+  /** Total attempts of a session before an infrastructure failure is final (default 3). */
+  maxAttempts?: number;
   limits?: ContainerLimits;
 }
 
@@ -38,6 +55,8 @@ export interface RolloutContext {
   cacheDir: string;
   signal: AbortSignal;
   emit: RolloutEventListener;
+  /** Milliseconds between metrics events (default 1000; 0 = none). */
+  metricsIntervalMs?: number;
 }
 
 export interface RolloutResult {
@@ -47,81 +66,150 @@ export interface RolloutResult {
 
 const DEFAULT_LIMITS: ContainerLimits = { cpus: 2, memoryBytes: 4 * 1024 ** 3, pidsLimit: 4096 };
 
+/** Starts a new run. */
 export async function runRollout(options: RolloutOptions, context: RolloutContext): Promise<RolloutResult> {
+  const harness = loadHarness(options.harness);
+  let records = selectRecords(await loadDataset(options.datasetPath), options.instanceIds);
+  if (options.limit !== undefined) records = records.slice(0, options.limit);
+  const name = options.runName ?? `${harness.name}-${new Date().toISOString().replace(/[:.]/g, '-').replace('T', '_').slice(0, 19)}`;
+  if (context.store.runs.get(name) !== undefined) {
+    throw new UsageError(`a run named "${name}" already exists in ${context.store.path}`, `Pick another --run-name, or continue it with: polar rollout --resume ${name}`);
+  }
+  const simulated = options.upstream === 'sim' || options.upstream.startsWith('sim:');
+  const run = context.store.runs.create({
+    name,
+    harness: harness.name,
+    datasetPath: path.resolve(options.datasetPath),
+    upstream: options.upstream,
+    samples: options.samples,
+    config: { ...options, datasetPath: path.resolve(options.datasetPath) } as unknown as Record<string, unknown>,
+    ownerPid: process.pid,
+    ownerHost: hostname(),
+  });
+  for (const record of records) {
+    const task = context.store.runs.addTask(run.id, record.instance_id, recordToJson(record));
+    for (let sample = 0; sample < options.samples; sample += 1) context.store.runs.addSession(run.id, task.id, sample, simulated);
+  }
+  return execute(run, options, context, false);
+}
+
+/** Continues a run that was interrupted or killed: finished sessions stay, the others restart. */
+export async function resumeRollout(runName: string, context: RolloutContext, overrides: Partial<RolloutOptions> = {}): Promise<RolloutResult> {
+  const run = context.store.runs.get(runName);
+  if (run === undefined) throw new UsageError(`no run "${runName}" in ${context.store.path}`, 'List the runs with: polar runs list');
+  const options = { ...(run.config as unknown as RolloutOptions), ...overrides };
+  context.store.runs.setOwner(run.id, process.pid, hostname());
+  // Containers of the killed process: its pid is dead, so gc removes them.
+  await context.runtime.ping();
+  await collectGarbage(context.runtime);
+  for (const session of context.store.runs.sessions(run.id)) {
+    if (session.stage !== 'done' || session.status === 'cancelled') context.store.runs.resetSession(session.id);
+  }
+  return execute(context.store.runs.get(run.id) ?? run, options, context, true);
+}
+
+async function execute(run: RunRow, options: RolloutOptions, context: RolloutContext, resumed: boolean): Promise<RolloutResult> {
   const started = performance.now();
+  const { store, runtime } = context;
   const harness = loadHarness(options.harness);
   const installed = isHarnessInstalled(harness, context.cacheDir);
   if (!installed.installed) {
     throw new UsageError(`harness ${harness.name} is not installed (${installed.reason})`, `Install it once with: polar harness install ${harness.name}`);
   }
-  const records = selectRecords(await loadDataset(options.datasetPath), options.instanceIds);
-  await context.runtime.ping();
-  for (const record of records) {
-    const image = instanceImageName(record);
-    await context.runtime.ensureImage(image, (event) => context.emit({ type: 'image-progress', image, status: `${event.id} ${event.status}`.trim() }));
+  const records = new Map(store.runs.tasks(run.id).map((task) => [task.id, parseDatasetText(JSON.stringify(task.record), `run ${run.name} task ${task.instanceId}`)[0] as SwebenchRecord]));
+  await runtime.ping();
+  for (const image of new Set([...records.values()].map((record) => instanceImageName(record)))) {
+    await runtime.ensureImage(image, (event) => context.emit({ type: 'image-progress', image, status: `${event.id} ${event.status}`.trim() }));
   }
-
-  const upstream = await startRolloutUpstream(options.upstream, records);
-  const run = createRun(context.store, options, harness.name, records, upstream);
+  const upstream = await startRolloutUpstream(options.upstream, [...records.values()]);
   const socketDir = mkdtempSync(path.join(tmpdir(), 'polar-gw-'));
-  const gateway = createGateway({ upstreamUrl: upstream.url, recorder: createStoreRecorder(context.store, { simulated: upstream.simulated }) });
+  const metrics = createMetricsTracker(store.runs.sessions(run.id));
+  const recorder: CallRecorder = countingRecorder(createStoreRecorder(store, { simulated: upstream.simulated }), metrics.addTokens);
+  const gateway = createGateway({ upstreamUrl: upstream.url, recorder });
+  let ticker: NodeJS.Timeout | undefined;
+  const activityStart = gateway.activity();
   try {
     const socketPath = path.join(socketDir, 'gateway.sock');
     await gateway.listenOnSocket(socketPath);
     await chmod(socketPath, 0o666);
-    const model = await resolveServedModel(upstream.url);
-    const sessions = context.store.runs.sessions(run.id);
-    context.emit({ type: 'run-start', runId: run.id, runName: run.name, dbPath: context.store.path, sessions: sessions.length, harness: harness.name, upstream: options.upstream, resumed: false });
-    const byTask = new Map(context.store.runs.tasks(run.id).map((task) => [task.id, task]));
-    const recordsById = new Map(records.map((record) => [record.instance_id, record]));
-    for (const session of sessions) {
-      if (context.signal.aborted) break;
-      const record = recordsById.get(byTask.get(session.taskId)?.instanceId ?? '');
-      if (record === undefined) continue;
-      context.store.runs.addAttempt(session.id);
-      const fresh = context.store.runs.session(session.id) ?? session;
-      const outcome = await runSession(
-        {
-          runtime: context.runtime,
-          runs: context.store.runs,
-          runName: run.name,
-          harness,
-          bundleHostDir: installed.dir,
-          gatewaySocketDir: socketDir,
-          model,
-          timeoutMs: options.timeoutSeconds * 1000,
-          limits: options.limits ?? DEFAULT_LIMITS,
-          signal: context.signal,
-          emit: context.emit,
-        },
-        fresh,
-        record,
-        instanceImageName(record),
-      );
-      context.store.runs.finishSession(session.id, outcome);
-      const done = context.store.runs.session(session.id) ?? fresh;
-      context.emit({
-        type: 'session-end',
-        sessionId: session.id,
-        instanceId: session.instanceId,
-        sampleIndex: session.sampleIndex,
-        status: outcome.status,
-        detail: outcome.detail ?? null,
-        patchBytes: Buffer.byteLength(outcome.patch ?? ''),
-        calls: done.callCount,
-        timings: done.timings,
+    const model = await resolveServedModel(upstream);
+    const env: SessionEnvironment = {
+      runtime,
+      runs: store.runs,
+      runName: run.name,
+      harness,
+      bundleHostDir: installed.dir,
+      gatewaySocketDir: socketDir,
+      model,
+      timeoutMs: options.timeoutSeconds * 1000,
+      limits: options.limits ?? DEFAULT_LIMITS,
+      signal: context.signal,
+      emit: (event) => {
+        metrics.observe(event);
+        context.emit(event);
+      },
+    };
+    const all = store.runs.sessions(run.id);
+    context.emit({ type: 'run-start', runId: run.id, runName: run.name, dbPath: store.path, sessions: all.length, harness: harness.name, upstream: options.upstream, resumed });
+    const intervalMs = context.metricsIntervalMs ?? 1000;
+    if (intervalMs > 0) ticker = setInterval(() => context.emit(metrics.snapshot(activityBetween(activityStart, gateway.activity()))), intervalMs);
+    const sizes = { ...defaultPipelineSizes(options.concurrency ?? 4, availableParallelism()), ...options.pipeline };
+    const maxAttempts = options.maxAttempts ?? 3;
+    let pending = all.filter((session) => session.stage !== 'done');
+    while (pending.length > 0 && !context.signal.aborted) {
+      const retry: RunSessionRow[] = [];
+      const items = pending.map((session): SessionItem => {
+        store.runs.addAttempt(session.id);
+        const record = records.get(session.taskId) as SwebenchRecord;
+        return { session: store.runs.session(session.id) ?? session, record, image: instanceImageName(record) };
       });
+      await runPipeline(items, {
+        init: (item) => initSession(env, item),
+        run: (prepared) => runAgent(env, prepared),
+        post: async (ran) => {
+          const { outcome, retryable } = await postSession(env, ran);
+          const attempts = store.runs.session(ran.session.id)?.attempts ?? maxAttempts;
+          if (retryable && attempts < maxAttempts && !context.signal.aborted) {
+            store.runs.resetSession(ran.session.id);
+            retry.push(ran.session);
+            return;
+          }
+          store.runs.finishSession(ran.session.id, outcome);
+          const done = store.runs.session(ran.session.id);
+          env.emit({
+            type: 'session-end',
+            sessionId: ran.session.id,
+            instanceId: ran.session.instanceId,
+            sampleIndex: ran.session.sampleIndex,
+            status: outcome.status,
+            detail: outcome.detail ?? null,
+            patchBytes: Buffer.byteLength(outcome.patch ?? ''),
+            calls: done?.callCount ?? 0,
+            timings: done?.timings ?? ran.timings,
+          });
+        },
+      }, sizes, { signal: context.signal });
+      pending = retry;
     }
   } finally {
+    if (ticker !== undefined) clearInterval(ticker);
+    const activity = activityBetween(activityStart, gateway.activity());
     await gateway.close();
     await upstream.close();
     rmSync(socketDir, { recursive: true, force: true });
+    const counts = countStatuses(store, run.id);
+    const wallMs = Math.round(performance.now() - started);
+    store.runs.finish(run.id, context.signal.aborted ? 'interrupted' : 'finished', {
+      wallMs,
+      counts,
+      modelBusyFraction: activity.busyFraction,
+      meanInFlight: activity.meanInFlight,
+      modelCalls: activity.requests,
+    });
+    context.emit(metrics.snapshot(activity));
+    context.emit({ type: 'run-end', runId: run.id, runName: run.name, counts, wallMs });
   }
-  const counts = countStatuses(context.store, run.id);
-  const wallMs = Math.round(performance.now() - started);
-  context.store.runs.finish(run.id, context.signal.aborted ? 'interrupted' : 'finished', { wallMs, counts });
-  context.emit({ type: 'run-end', runId: run.id, runName: run.name, counts, wallMs });
-  return { run: context.store.runs.get(run.id) ?? run, counts };
+  return { run: store.runs.get(run.id) ?? run, counts: countStatuses(store, run.id) };
 }
 
 function selectRecords(dataset: SwebenchRecord[], instanceIds: string[] | undefined): SwebenchRecord[] {
@@ -134,44 +222,43 @@ function selectRecords(dataset: SwebenchRecord[], instanceIds: string[] | undefi
   return instanceIds.map((id) => byId.get(id) as SwebenchRecord);
 }
 
-function createRun(store: Store, options: RolloutOptions, harness: string, records: SwebenchRecord[], upstream: StartedRolloutUpstream): RunRow {
-  const name = options.runName ?? `${harness}-${new Date().toISOString().replace(/[:.]/g, '-').replace('T', '_').slice(0, 19)}`;
-  if (store.runs.get(name) !== undefined) {
-    throw new UsageError(`a run named "${name}" already exists in ${store.path}`, 'Pick another --run-name, or continue it with --resume (see polar runs list).');
-  }
-  const run = store.runs.create({
-    name,
-    harness,
-    datasetPath: path.resolve(options.datasetPath),
-    upstream: options.upstream,
-    samples: options.samples,
-    config: { timeoutSeconds: options.timeoutSeconds, instanceIds: options.instanceIds ?? null, limits: options.limits ?? DEFAULT_LIMITS },
-    ownerPid: process.pid,
-    ownerHost: hostname(),
-  });
-  for (const record of records) {
-    const task = store.runs.addTask(run.id, record.instance_id, recordToJson(record));
-    for (let sample = 0; sample < options.samples; sample += 1) store.runs.addSession(run.id, task.id, sample, upstream.simulated);
-  }
-  return run;
-}
-
-/** The record as its dataset row (the `extra` fields back at top level). */
+/** The record as its dataset row (the `extra` fields back at top level, eval spec in wire shape). */
 function recordToJson(record: SwebenchRecord): Record<string, unknown> {
-  const { extra, ...known } = record;
-  return { ...extra, ...known };
+  const { extra, polar_spec: spec, ...known } = record;
+  const json: Record<string, unknown> = { ...extra, ...known, FAIL_TO_PASS: [...record.FAIL_TO_PASS], PASS_TO_PASS: [...record.PASS_TO_PASS] };
+  if (spec !== undefined) {
+    json.polar_spec = {
+      test_cmd: spec.testCmd,
+      activate: spec.activate,
+      eval_commands: spec.evalCommands,
+      install: spec.install,
+      log_parser: spec.logParser,
+      repo_directory: spec.repoDirectory,
+    };
+  }
+  return json;
 }
 
-async function resolveServedModel(url: string): Promise<string> {
-  const client = new UpstreamClient({ baseUrl: url, idleTimeoutMs: 30_000 });
+async function resolveServedModel(upstream: StartedRolloutUpstream): Promise<string> {
+  const client = new UpstreamClient({ baseUrl: upstream.url, idleTimeoutMs: 30_000 });
   try {
-    const list = await client.listModels();
-    const id = list.data[0]?.id;
-    if (id === undefined) throw new UsageError(`the upstream ${url} lists no models`);
+    const id = (await client.listModels()).data[0]?.id;
+    if (id === undefined) throw new UsageError(`the upstream ${upstream.url} lists no models`);
     return id;
   } finally {
     client.close();
   }
+}
+
+function countingRecorder(inner: CallRecorder, addTokens: (tokens: number) => void): CallRecorder {
+  return {
+    findSession: (key) => inner.findSession(key),
+    recordCall(record) {
+      const id = inner.recordCall(record);
+      addTokens(record.capture.tokenIds?.length ?? 0);
+      return id;
+    },
+  };
 }
 
 function countStatuses(store: Store, runId: number): Partial<Record<SessionStatus, number>> {

@@ -15,7 +15,7 @@ import { buildExampleTaskImage, EXAMPLE_DATASET } from '../../src/rollout/build-
 import type { RolloutEvent } from '../../src/rollout/rollout-events.js';
 import { runRollout } from '../../src/rollout/run-rollout.js';
 import type { ContainerRuntime } from '../../src/runtime/container-runtime.js';
-import { MANAGED_FILTER } from '../../src/runtime/labels.js';
+import { runFilter } from '../../src/runtime/labels.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
 import { dockerForTests, TEST_IMAGE } from '../runtime/docker-test-support.js';
 
@@ -66,7 +66,7 @@ describe.skipIf(runtime === undefined)('rollout with real harness CLIs (Docker)'
       expect(call.capture.logprobs).toHaveLength(call.capture.tokenIds!.length);
     }
     for (const phase of ['create', 'prepare', 'agent', 'extract', 'teardown']) expect(session!.timings[phase]).toBeGreaterThanOrEqual(0);
-    expect(await (runtime as ContainerRuntime).listContainers(MANAGED_FILTER)).toEqual([]);
+    expect(await (runtime as ContainerRuntime).listContainers(runFilter(run.name))).toEqual([]);
   });
 
   it('hides history after the base commit from the agent', async () => {
@@ -96,7 +96,7 @@ describe.skipIf(runtime === undefined)('rollout with real harness CLIs (Docker)'
     expect(session!.status).toBe(status);
     expect(session!.callCount).toBe(calls);
     expect(store.calls.listBySession(session!.id)[0]!.status).toBe('ok');
-    expect(await (runtime as ContainerRuntime).listContainers(MANAGED_FILTER)).toEqual([]);
+    expect(await (runtime as ContainerRuntime).listContainers(runFilter(run.name))).toEqual([]);
   });
 
   it('reports per-phase timings through events', () => {

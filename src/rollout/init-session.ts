@@ -1,0 +1,64 @@
+// Stage 1 (init pool): container from the task image, workspace hygiene, gateway bridge, harness config.
+import { harnessBundlePaths } from '../harness/harness-cache.js';
+import { renderHarnessSession } from '../harness/render-harness-session.js';
+import type { ContainerHandle } from '../runtime/container-runtime.js';
+import { sessionLabels } from '../runtime/labels.js';
+import { startForwarder } from '../runtime/socket-bridge.js';
+import { prepareWorkspace } from './prepare-workspace.js';
+import { CONTAINER_PATHS, type PreparedSession, type SessionEnvironment, type SessionItem } from './session-stages.js';
+import { timePhase } from './time-phase.js';
+
+const FORWARDER_PORT = 18080;
+
+/** Contract: never throws; an infrastructure failure is returned as a retryable `failure`. */
+export async function initSession(env: SessionEnvironment, item: SessionItem): Promise<PreparedSession> {
+  const prepared: PreparedSession = { ...item, timings: {}, startedAt: performance.now() };
+  env.runs.setStage(item.session.id, 'init');
+  env.emit({ type: 'session-stage', sessionId: item.session.id, instanceId: item.session.instanceId, sampleIndex: item.session.sampleIndex, stage: 'init' });
+  try {
+    prepared.handle = await timePhase(env, prepared, 'create', () => createContainer(env, item));
+    const handle = prepared.handle;
+    prepared.harnessSession = await timePhase(env, prepared, 'prepare', async () => {
+      await prepareWorkspace(handle, CONTAINER_PATHS.repo, item.record.base_commit);
+      const paths = harnessBundlePaths(CONTAINER_PATHS.harness, env.harness);
+      const forwarder = await startForwarder(handle, { socketPath: `${CONTAINER_PATHS.gateway}/gateway.sock`, port: FORWARDER_PORT, nodePath: paths.node });
+      const session = renderHarnessSession(env.harness, {
+        home: CONTAINER_PATHS.home,
+        workdir: CONTAINER_PATHS.repo,
+        baseUrl: forwarder.url,
+        apiKey: item.session.key,
+        model: env.model,
+        instruction: item.record.problem_statement,
+        bundleDir: CONTAINER_PATHS.harness,
+      });
+      await handle.exec(['mkdir', '-p', CONTAINER_PATHS.home], { timeoutMs: 30_000 });
+      if (session.files.length > 0) {
+        await handle.putFiles('/', session.files.map((file) => ({ path: file.path.replace(/^\//, ''), content: file.content, mode: 0o600 })));
+      }
+      return session;
+    });
+    env.runs.setStage(item.session.id, 'ready');
+    env.emit({ type: 'session-stage', sessionId: item.session.id, instanceId: item.session.instanceId, sampleIndex: item.session.sampleIndex, stage: 'ready' });
+  } catch (error) {
+    prepared.failure = env.signal.aborted
+      ? { status: 'cancelled', detail: 'the run was interrupted' }
+      : { status: 'infra_error', detail: `could not prepare the session container: ${(error as Error).message}` };
+    prepared.retryable = !env.signal.aborted;
+  }
+  return prepared;
+}
+
+function createContainer(env: SessionEnvironment, item: SessionItem): Promise<ContainerHandle> {
+  return env.runtime.createContainer({
+    image: item.image,
+    name: `polar-${env.runName.replace(/[^a-zA-Z0-9_.-]/g, '-').slice(0, 40)}-s${item.session.id}-a${item.session.attempts}`,
+    labels: sessionLabels({ runId: env.runName, sessionId: String(item.session.id), harness: env.harness.name }),
+    binds: [
+      { hostPath: env.bundleHostDir, containerPath: CONTAINER_PATHS.harness, readOnly: true },
+      { hostPath: env.gatewaySocketDir, containerPath: CONTAINER_PATHS.gateway, readOnly: true },
+    ],
+    network: 'none',
+    workingDir: CONTAINER_PATHS.repo,
+    limits: env.limits,
+  });
+}

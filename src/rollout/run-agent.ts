@@ -1,0 +1,30 @@
+// Stage 2 (run pool, bounded by --concurrency): the harness CLI, non-interactively, until it ends or
+// the session's deadline passes.
+import type { RanSession, PreparedSession, SessionEnvironment } from './session-stages.js';
+import { timePhase } from './time-phase.js';
+
+/** Contract: never throws. */
+export async function runAgent(env: SessionEnvironment, prepared: PreparedSession): Promise<RanSession> {
+  const ran: RanSession = prepared;
+  const { handle, harnessSession } = prepared;
+  if (prepared.failure !== undefined || handle === undefined || harnessSession === undefined) return ran;
+  if (env.signal.aborted) {
+    ran.failure = { status: 'cancelled', detail: 'the run was interrupted' };
+    return ran;
+  }
+  env.runs.setStage(prepared.session.id, 'running');
+  env.emit({ type: 'session-stage', sessionId: prepared.session.id, instanceId: prepared.session.instanceId, sampleIndex: prepared.session.sampleIndex, stage: 'running' });
+  const unset = Object.entries(harnessSession.env).filter(([, value]) => value === '').map(([name]) => name);
+  const env_ = Object.fromEntries(Object.entries(harnessSession.env).filter(([, value]) => value !== ''));
+  const argv = unset.length > 0 ? ['env', ...unset.flatMap((name) => ['-u', name]), ...harnessSession.argv] : harnessSession.argv;
+  const remaining = Math.max(1_000, env.timeoutMs - (performance.now() - prepared.startedAt));
+  try {
+    ran.result = await timePhase(env, prepared, 'agent', () => handle.exec(argv, { env: env_, workingDir: harnessSession.cwd, timeoutMs: remaining, signal: env.signal }));
+  } catch (error) {
+    ran.failure = env.signal.aborted
+      ? { status: 'cancelled', detail: 'the run was interrupted while the agent ran' }
+      : { status: 'infra_error', detail: `running the harness failed: ${(error as Error).message}` };
+    ran.retryable = !env.signal.aborted;
+  }
+  return ran;
+}

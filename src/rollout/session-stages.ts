@@ -1,0 +1,55 @@
+// Shared shapes of the three session stages (init → run → post) of a rollout.
+import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
+import type { HarnessSession } from '../harness/render-harness-session.js';
+import type { LoadedHarness } from '../harness/harness-manifest.js';
+import type { ContainerHandle, ContainerLimits, ContainerRuntime, ExecResult } from '../runtime/container-runtime.js';
+import type { RunRepository, RunSessionRow, SessionOutcome } from '../store/run-repository.js';
+import type { RolloutEventListener } from './rollout-events.js';
+
+/** Where things are mounted inside every session container. */
+export const CONTAINER_PATHS = { harness: '/polar/harness', gateway: '/polar/gateway', home: '/polar/home', repo: '/testbed' } as const;
+
+export interface SessionEnvironment {
+  runtime: ContainerRuntime;
+  runs: RunRepository;
+  runName: string;
+  harness: LoadedHarness;
+  /** Host folder of the installed harness bundle. */
+  bundleHostDir: string;
+  /** Host folder holding the gateway's Unix socket `gateway.sock`. */
+  gatewaySocketDir: string;
+  /** Served model name the harness is configured with. */
+  model: string;
+  /** Deadline of one session (container start to patch), in ms. */
+  timeoutMs: number;
+  limits: ContainerLimits;
+  signal: AbortSignal;
+  emit: RolloutEventListener;
+}
+
+/** One session on its way through the pipeline. */
+export interface SessionItem {
+  session: RunSessionRow;
+  record: SwebenchRecord;
+  image: string;
+}
+
+/** Phase timings in ms, filled as the session moves. */
+export type PhaseTimings = Record<string, number>;
+
+/** After init: a running, prepared container, or the infrastructure failure that prevented it. */
+export interface PreparedSession extends SessionItem {
+  timings: PhaseTimings;
+  /** Monotonic ms when init started (the session's deadline counts from here). */
+  startedAt: number;
+  handle?: ContainerHandle;
+  harnessSession?: HarnessSession;
+  failure?: SessionOutcome;
+  /** The failure is polar's (container, workspace, upstream), so the session may be retried. */
+  retryable?: boolean;
+}
+
+/** After run: what the agent did (or the failure carried over). */
+export interface RanSession extends PreparedSession {
+  result?: ExecResult;
+}
