@@ -30,7 +30,7 @@ export function createStreamSink(stream: Writable): StreamSink {
       check();
       try {
         if (options.end === false) {
-          if (stream.writableNeedDrain) await waitForDrain(stream);
+          await flushed(stream);
         } else {
           stream.end();
           await finished(stream);
@@ -41,6 +41,13 @@ export function createStreamSink(stream: Writable): StreamSink {
       }
     },
   };
+}
+
+/** Resolves once every chunk written so far has been handled (an empty write's callback runs after them). */
+function flushed(stream: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stream.write('', (error) => (error ? reject(error) : resolve()));
+  });
 }
 
 /** Resolves on 'drain'; rejects on 'error', or on 'close' before it. */

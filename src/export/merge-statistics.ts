@@ -23,7 +23,11 @@ export interface SessionMergeStatistics {
 
 /** Where the token that broke the prefix sits in the chain the call should have extended. */
 export type DriftLocation =
-  /** In the previous sampled turn: the harness sent it back and the template re-rendered it differently. */
+  /**
+   * In the chain's last sampled turn, or in the one token before it: the harness sent the turn back and the
+   * template re-rendered it differently (re-rendered text can also merge, by BPE, with the last prompt token,
+   * e.g. "\n" + "\n\n\n" after an empty think block was dropped).
+   */
   | 'sampled-turn'
   /** Before it: the harness changed earlier context (system prompt, compaction, a reminder). */
   | 'earlier-context';
@@ -142,7 +146,7 @@ export function createMergeStatistics(options?: Partial<BuilderOptions>): MergeS
 
 /**
  * Classifies a prefix-mismatch split: is the first differing token inside the candidate chain's last sampled
- * turn before this call (a re-rendered assistant turn), or earlier?
+ * turn before this call (or the token just before it), or earlier?
  */
 export function driftLocation(build: TrajectoryBuild, split: SplitRecord): DriftLocation {
   if (split.reason.kind !== 'prefix-mismatch') return 'earlier-context';
@@ -152,5 +156,5 @@ export function driftLocation(build: TrajectoryBuild, split: SplitRecord): Drift
   const last = earlier.filter((turn) => turn.rowIndex === candidateRowIndex).at(-1);
   const row = build.rows.find((candidate) => candidate.rowIndex === candidateRowIndex);
   if (last === undefined || row === undefined) return 'earlier-context';
-  return firstDifferingIndex >= row.promptIds.length + last.responseOffset ? 'sampled-turn' : 'earlier-context';
+  return firstDifferingIndex >= row.promptIds.length + last.responseOffset - 1 ? 'sampled-turn' : 'earlier-context';
 }

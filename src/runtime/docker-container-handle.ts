@@ -98,12 +98,9 @@ export class DockerContainerHandle implements ContainerHandle {
     const colon = ref.lastIndexOf(':');
     const hasTag = colon > ref.lastIndexOf('/');
     try {
-      await this.container.commit({
-        repo: hasTag ? ref.slice(0, colon) : ref,
-        tag: hasTag ? ref.slice(colon + 1) : 'latest',
-        changes: options.changes ? [...options.changes] : undefined,
-        pause: true,
-      });
+      const commitOptions: Record<string, unknown> = { repo: hasTag ? ref.slice(0, colon) : ref, tag: hasTag ? ref.slice(colon + 1) : 'latest', pause: true };
+      if (options.changes !== undefined && options.changes.length > 0) commitOptions.changes = [...options.changes];
+      await this.container.commit(commitOptions);
     } catch (error) {
       throw this.wrap(error, `commit container ${this.name} as ${ref}`);
     }

@@ -83,10 +83,20 @@ export async function evaluateInstance(
   const evalScript = makeEvalScript(record);
   resolveLogParser(record);
   const timings: EvalTimings = { setup: 0, tests: 0, teardown: 0 };
-  const base = { instanceId: record.instance_id, image, evalScript, timings };
+  const make = (fields: Pick<InstanceEvalResult, 'outcome'> & Partial<InstanceEvalResult>): InstanceEvalResult => ({
+    instanceId: record.instance_id,
+    image,
+    evalScript,
+    timings,
+    report: null,
+    testOutput: '',
+    applyLog: '',
+    patchApplied: false,
+    ...fields,
+  });
   if (modelPatch === null || modelPatch === '') {
     await options.container?.remove();
-    return { ...base, outcome: 'empty', report: null, testOutput: '', applyLog: '', patchApplied: false };
+    return make({ outcome: 'empty' });
   }
   const { signal, onProgress } = options;
   const started = performance.now();
@@ -104,35 +114,40 @@ export async function evaluateInstance(
     ).handle;
     signal?.throwIfAborted();
     const live = handle;
-    await Promise.all([
-      live.putFiles(posix.dirname(CONTAINER_PATCH_PATH), [{ path: posix.basename(CONTAINER_PATCH_PATH), content: modelPatch }]),
+    await live.putFiles(posix.dirname(CONTAINER_PATCH_PATH), [{ path: posix.basename(CONTAINER_PATCH_PATH), content: modelPatch }]);
+    // The engine serialises archive copies into one container but not execs: eval.sh is copied while the patch applies.
+    const workingDir = record.polar_spec?.repoDirectory ?? TESTBED_DIRECTORY;
+    const [apply] = await Promise.all([
+      runApplyChain(live, { workingDir, timeoutMs: APPLY_TIMEOUT_MS, ...(signal !== undefined ? { signal } : {}) }),
       live.putFiles(posix.dirname(CONTAINER_EVAL_SCRIPT_PATH), [{ path: posix.basename(CONTAINER_EVAL_SCRIPT_PATH), content: evalScript, mode: 0o755 }]),
     ]);
-    const workingDir = record.polar_spec?.repoDirectory ?? TESTBED_DIRECTORY;
-    const apply = await runApplyChain(live, { workingDir, timeoutMs: APPLY_TIMEOUT_MS, ...(signal !== undefined ? { signal } : {}) });
     timings.setup = elapsed(started);
     if (!apply.applied) {
-      const first = apply.attempts[0];
-      const why = first === undefined ? '' : `: ${lastLines(first.output, 3)}`;
-      result = { ...base, outcome: 'error', report: null, testOutput: '', applyLog: apply.log, patchApplied: false, error: `the patch does not apply (${apply.attempts.map((a) => a.argv.slice(0, 2).join(' ')).join(', ')} all failed)${why}` };
+      const first = lastLines(apply.attempts[0]?.output ?? '', 3);
+      result = make({ outcome: 'error', applyLog: apply.log, error: `the patch does not apply: all ${apply.attempts.length} apply commands failed (git apply said: ${first})` });
     } else {
       onProgress?.({ type: 'phase', phase: 'tests' });
       const testsStarted = performance.now();
-      const run = await live.exec(['bash', '-c', `bash ${CONTAINER_EVAL_SCRIPT_PATH} 2>&1`], { user: '0', timeoutMs: options.timeoutMs, ...(signal !== undefined ? { signal } : {}) });
+      const run = await live.exec(['bash', '-c', `bash ${CONTAINER_EVAL_SCRIPT_PATH} 2>&1`], {
+        user: '0',
+        timeoutMs: options.timeoutMs,
+        ...(signal !== undefined ? { signal } : {}),
+      });
       timings.tests = elapsed(testsStarted);
       const output = `${run.stdout}${run.stderr}`;
       if (run.timedOut) {
         const seconds = options.timeoutMs / 1000;
-        result = { ...base, outcome: 'error', report: null, testOutput: output + timeoutNote(seconds), applyLog: apply.log, patchApplied: true, error: `eval.sh ran past its timeout of ${seconds} s and was stopped` };
+        const error = `eval.sh ran past its timeout of ${seconds} s and was stopped`;
+        result = make({ outcome: 'error', testOutput: output + timeoutNote(seconds), applyLog: apply.log, patchApplied: true, error });
       } else {
         const { report, entry } = makeInstanceReport({ record, modelPatch, testOutput: output });
-        result = { ...base, outcome: entry.resolved ? 'resolved' : 'unresolved', report, testOutput: output, applyLog: apply.log, patchApplied: true };
+        result = make({ outcome: entry.resolved ? 'resolved' : 'unresolved', report, testOutput: output, applyLog: apply.log, patchApplied: true });
       }
     }
   } catch (error) {
     if (signal?.aborted || error instanceof DockerUnavailableError) fatal = { error: signal?.aborted ? signal.reason : error };
     timings.setup ||= elapsed(started);
-    result = { ...base, outcome: 'error', report: null, testOutput: '', applyLog: '', patchApplied: false, error: (error as Error).message ?? String(error) };
+    result = make({ outcome: 'error', error: error instanceof Error ? error.message : String(error) });
   }
   let teardownError: string | undefined;
   if (handle !== undefined) {

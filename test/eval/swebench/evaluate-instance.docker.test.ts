@@ -66,7 +66,7 @@ describe.skipIf(runtime === undefined)('evaluateInstance (Docker)', () => {
   it('a patch that does not apply is an error after all three fallbacks, with no report', async () => {
     const result = await evaluate(PATCHES.notApplying);
     expect(result).toMatchObject({ outcome: 'error', report: null, testOutput: '', patchApplied: false });
-    expect(result.error).toMatch(/^the patch does not apply \(git apply, git apply, patch --batch all failed\): .*patch does not apply/);
+    expect(result.error).toMatch(/^the patch does not apply: all 3 apply commands failed \(git apply said: .*calc\.py: patch does not apply\)$/);
     expect(result.applyLog).toContain(`${APPLY_PATCH_FAIL}:`);
     expect(result.applyLog.match(/^\$ /gm)).toHaveLength(3);
     expect(result.timings.tests).toBe(0);

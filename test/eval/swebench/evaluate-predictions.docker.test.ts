@@ -16,7 +16,6 @@ import { buildExampleImages, exampleRecords, PATCHES, prediction } from './examp
 
 const runtime: ContainerRuntime | undefined = await dockerForTests();
 const RUN_ID = `eval-preds-test-${process.pid}`;
-const MODEL = 'polar-test/model';
 const MODEL_DIR = 'polar-test__model';
 
 const SUMMARY_KEYS = [

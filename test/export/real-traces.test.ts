@@ -1,0 +1,90 @@
+// Sessions of the four real harness CLIs, recorded through the simulator (real Qwen3 template), exported end to end.
+import { afterEach, describe, expect, it } from 'vitest';
+import { ROW_EXPORT_FORMATS } from '../../src/export/export-format.js';
+import { exportRun } from '../../src/export/export-run.js';
+import { createMergeStatistics, type DriftLocation } from '../../src/export/merge-statistics.js';
+import { openStore, type Store } from '../../src/store/open-store.js';
+import { TRAJECTORY_BUILDERS } from '../../src/trajectory/trajectory-row.js';
+import { loadTraceFixture, toTrajectoryCalls, TRACE_HARNESSES, type TraceHarness } from '../fixtures/traces/trace-fixture.js';
+import { parseJsonl, readExportedRow } from './read-exported-rows.js';
+import { seedRun } from './seed-run.js';
+
+/**
+ * What the recorded sessions give (calls -> prefix_merging rows), and where each prefix break sits:
+ * - codex and qwen-code echo the "\n\n" between </think> and <tool_call> back as content; Qwen3's template
+ *   then renders an extra "\n" before <tool_call>, so the re-rendered turn differs from the sampled one by one
+ *   token and no tool-call turn can be extended (sampled-turn drift).
+ * - pi drops whitespace-only content and merges; it breaks where a turn had visible text before the tool call
+ *   (the template adds "\n" again) and after an empty think block (the template drops it on re-render).
+ * - claude-code merges until a tool changes a file: it then injects a "file was modified" note into the
+ *   system prompt, which rewrites early context (earlier-context drift).
+ */
+const EXPECTED: Record<TraceHarness, Record<string, { calls: number; rows: number; drift: DriftLocation | null }>> = {
+  pi: { oracle: { calls: 2, rows: 1, drift: null }, scripted: { calls: 7, rows: 3, drift: 'sampled-turn' } },
+  codex: { oracle: { calls: 2, rows: 2, drift: 'sampled-turn' }, scripted: { calls: 7, rows: 7, drift: 'sampled-turn' } },
+  'claude-code': { oracle: { calls: 2, rows: 1, drift: null }, scripted: { calls: 7, rows: 3, drift: 'earlier-context' } },
+  'qwen-code': { oracle: { calls: 2, rows: 2, drift: 'sampled-turn' }, scripted: { calls: 6, rows: 6, drift: 'sampled-turn' } },
+};
+
+let store: Store;
+afterEach(() => store?.close());
+
+describe.each(TRACE_HARNESSES)('recorded %s sessions', (harness) => {
+  const fixture = loadTraceFixture(harness);
+
+  it('match the expected merge table, with every prefix break explained', () => {
+    for (const session of fixture.sessions) {
+      const expected = EXPECTED[harness][session.scenario]!;
+      const stats = createMergeStatistics();
+      stats.add(1, toTrajectoryCalls(session));
+      const result = stats.result();
+      expect({ calls: result.calls, rows: result.rows.prefixMerging, perRequest: result.rows.perRequest }).toEqual({
+        calls: expected.calls,
+        rows: expected.rows,
+        perRequest: expected.calls,
+      });
+      const locations = Object.entries(result.drift.byLocation).filter(([, count]) => count > 0).map(([location]) => location);
+      expect(locations).toEqual(expected.drift === null ? [] : [expected.drift]);
+      expect(result.splitReasons['prefix-mismatch']).toBe(expected.rows - 1);
+      expect(result.drift.mergedTurnsWithDrift).toBe(0);
+    }
+  });
+
+  it('export with every builder and row format keeps each sampled token and logprob exactly once', async () => {
+    store = openStore(':memory:');
+    const seeded = seedRun(
+      store,
+      'run-1',
+      fixture.sessions.map((session) => ({ instanceId: 'polar-example__hello-1', status: 'completed' as const, reward: 1, simulated: true, calls: toTrajectoryCalls(session) })),
+    );
+    for (const builder of TRAJECTORY_BUILDERS) {
+      for (const format of ROW_EXPORT_FORMATS) {
+        let text = '';
+        await exportRun(store, { run: 'run-1', builder, format, messages: false }, (line) => {
+          text += line;
+        });
+        const rows = parseJsonl(text).map((record) => readExportedRow(format, record));
+        for (const { sessionId, callIds, spec } of seeded) {
+          const sessionRows = rows.filter((row) => row.sessionId === sessionId);
+          expect(sessionRows.flatMap((row) => row.callIds).sort((a, b) => a - b)).toEqual(callIds);
+          for (const row of sessionRows) {
+            const calls = row.callIds.map((id) => spec.calls[callIds.indexOf(id)]!);
+            expect(row.trainedIds).toEqual(calls.flatMap((call) => call.tokenIds!));
+            expect(row.trainedLogprobs).toEqual(calls.flatMap((call) => call.logprobs!));
+            expect(row.simulated).toBe(true);
+          }
+        }
+      }
+    }
+  });
+});
+
+describe('recorded sessions overall', () => {
+  it('merge into fewer rows than calls for pi and claude-code, and never into more for any harness', () => {
+    const rows = (harness: TraceHarness) => Object.values(EXPECTED[harness]).reduce((sum, { rows }) => sum + rows, 0);
+    const calls = (harness: TraceHarness) => Object.values(EXPECTED[harness]).reduce((sum, { calls }) => sum + calls, 0);
+    expect(rows('pi')).toBeLessThan(calls('pi'));
+    expect(rows('claude-code')).toBeLessThan(calls('claude-code'));
+    for (const harness of TRACE_HARNESSES) expect(rows(harness)).toBeLessThanOrEqual(calls(harness));
+  });
+});
