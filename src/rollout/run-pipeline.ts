@@ -68,8 +68,12 @@ export async function runPipeline<Item, Prepared, Ran>(
   if (failure?.status === 'rejected') throw failure.reason;
 }
 
-/** Pool sizes for this machine: enough init/post workers to keep `concurrency` agents fed. */
+/**
+ * Default pool sizes: container set-up and evaluation take about as long as an agent run and mostly
+ * wait on Docker and the tests, so twice as many init and post workers as agents keep the READY
+ * buffer full (one prepared container per run slot) without starving the CPU on small machines.
+ */
 export function defaultPipelineSizes(concurrency: number, cpus: number): PipelineSizes {
-  const helpers = Math.max(2, Math.min(concurrency, cpus * 2));
+  const helpers = Math.max(2, Math.min(2 * concurrency, 8 * cpus));
   return { initWorkers: helpers, runWorkers: concurrency, postWorkers: helpers, readyBuffer: Math.max(1, concurrency) };
 }

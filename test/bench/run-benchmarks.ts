@@ -3,9 +3,10 @@ import type { Benchmark } from './benchmark.js';
 import { releaseAll } from './bench-cleanup.js';
 import { gatewayOverhead } from './gateway-overhead.js';
 import { machineInfo } from './machine-info.js';
+import { pipelineBusy } from './pipeline-busy.js';
 
 /** Add new benchmarks here; each lives in its own file and returns its table text. */
-const BENCHMARKS: Benchmark[] = [gatewayOverhead];
+const BENCHMARKS: Benchmark[] = [gatewayOverhead, pipelineBusy];
 
 process.once('exit', releaseAll);
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {

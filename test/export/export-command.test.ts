@@ -28,8 +28,11 @@ function seededDb(): { dir: string; db: string } {
 async function runCli(args: string[]): Promise<{ stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+  // Like a real stream, call the write callback (the sink's final flush waits for it).
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
     stdout += String(chunk);
+    const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
+    if (callback) queueMicrotask(callback);
     return true;
   });
   vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {

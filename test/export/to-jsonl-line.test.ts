@@ -31,3 +31,9 @@ describe('toJsonlLines', () => {
     expect(rest).toEqual(['{"i":1}\n', '{"i":2}\n']);
   });
 });
+
+describe('toJsonlLine errors', () => {
+  it('names where the bad number is', () => {
+    expect(() => toJsonlLine({ polar: { advantage: 1, rows: [{ logprobs: [0, Number.NaN] }] } })).toThrow('field "polar.rows[0].logprobs[1]"');
+  });
+});
