@@ -2,6 +2,8 @@
 import { Command, CommanderError } from 'commander';
 import { EXIT_CODES, PolarError } from '../errors.js';
 import { registerDemoCommand } from './commands/demo.js';
+import { registerEvalCommand } from './commands/eval.js';
+import { registerExportCommand } from './commands/export.js';
 import { registerGcCommand } from './commands/gc.js';
 import { registerHarnessCommand } from './commands/harness.js';
 import { registerProxyCommand } from './commands/proxy.js';
@@ -22,6 +24,8 @@ export function createProgram(): Command {
   registerDemoCommand(program);
   registerRolloutCommand(program);
   registerRunsCommand(program);
+  registerEvalCommand(program);
+  registerExportCommand(program);
   registerProxyCommand(program);
   registerSimCommand(program);
   registerSessionsCommand(program);

@@ -16,12 +16,13 @@ export function printRolloutEvent(event: RolloutEvent): void {
     case 'metrics':
       return;
     case 'session-end': {
-      const phases = ['create', 'prepare', 'agent', 'extract', 'teardown']
+      const phases = ['create', 'prepare', 'agent', 'extract', 'evaluate', 'teardown']
         .filter((phase) => event.timings[phase] !== undefined)
         .map((phase) => `${phase} ${formatMs(event.timings[phase] ?? 0)}`)
         .join(', ');
       printLine(
         `session ${event.sessionId} ${event.instanceId}#${event.sampleIndex}: ${event.status}, ${event.calls} call(s), patch ${event.patchBytes} B` +
+          (event.reward === null ? '' : `, reward ${event.reward}`) +
           (phases ? ` [${phases}]` : '') +
           (event.detail ? ` - ${event.detail}` : ''),
       );

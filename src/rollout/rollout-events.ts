@@ -2,7 +2,7 @@
 import type { SessionStage, SessionStatus } from '../store/run-repository.js';
 import type { RolloutMetricsEvent } from './rollout-metrics.js';
 
-export type SessionPhase = 'create' | 'prepare' | 'agent' | 'extract' | 'teardown';
+export type SessionPhase = 'create' | 'prepare' | 'agent' | 'extract' | 'evaluate' | 'teardown';
 
 export type RolloutEvent =
   | { type: 'run-start'; runId: number; runName: string; dbPath: string; sessions: number; harness: string; upstream: string; resumed: boolean }
@@ -19,6 +19,8 @@ export type RolloutEvent =
       patchBytes: number;
       calls: number;
       timings: Record<string, number>;
+      /** 1 resolved, 0 not, null when not evaluated. */
+      reward: number | null;
     }
   | { type: 'run-end'; runId: number; runName: string; counts: Partial<Record<SessionStatus, number>>; wallMs: number }
   | RolloutMetricsEvent;

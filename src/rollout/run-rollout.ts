@@ -9,6 +9,8 @@ import type { CallRecorder } from '../capture/call-record.js';
 import { UsageError } from '../errors.js';
 import { instanceImageName } from '../eval/swebench/instance-image-name.js';
 import { loadDataset, parseDatasetText } from '../eval/swebench/load-dataset.js';
+import { evaluateSessionPatch } from '../eval/swebench/evaluate-session-patch.js';
+import { runEvalContainer } from '../eval/swebench/run-eval-container.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
 import { activityBetween } from '../gateway/activity-meter.js';
 import { createGateway } from '../gateway/create-gateway.js';
@@ -18,7 +20,7 @@ import { collectGarbage } from '../runtime/collect-garbage.js';
 import type { ContainerLimits, ContainerRuntime } from '../runtime/container-runtime.js';
 import { createStoreRecorder } from '../store/create-store-recorder.js';
 import type { Store } from '../store/open-store.js';
-import type { RunRow, RunSessionRow, SessionStatus } from '../store/run-repository.js';
+import type { RunRow, RunSessionRow, SessionOutcome, SessionStatus } from '../store/run-repository.js';
 import { UpstreamClient } from '../upstream/upstream-client.js';
 import { initSession } from './init-session.js';
 import { createMetricsTracker } from './metrics-tracker.js';
@@ -26,7 +28,8 @@ import { postSession } from './post-session.js';
 import type { RolloutEventListener } from './rollout-events.js';
 import { runAgent } from './run-agent.js';
 import { defaultPipelineSizes, type PipelineSizes, runPipeline } from './run-pipeline.js';
-import type { SessionEnvironment, SessionItem } from './session-stages.js';
+import type { RanSession, SessionEnvironment, SessionItem } from './session-stages.js';
+import { timePhase } from './time-phase.js';
 import { type StartedRolloutUpstream, startRolloutUpstream } from './start-rollout-upstream.js';
 
 export interface RolloutOptions {
@@ -46,6 +49,10 @@ export interface RolloutOptions {
   pipeline?: Partial<PipelineSizes>;
   /** Total attempts of a session before an infrastructure failure is final (default 3). */
   maxAttempts?: number;
+  /** Evaluate each patch with SWE-bench semantics in the post stage and store the reward (default true). */
+  evaluate?: boolean;
+  /** Timeout of one evaluation's test run, in seconds (default 1800). */
+  evalTimeoutSeconds?: number;
   limits?: ContainerLimits;
 }
 
@@ -63,6 +70,9 @@ export interface RolloutResult {
   run: RunRow;
   counts: Partial<Record<SessionStatus, number>>;
 }
+
+/** Sessions whose patch is graded: the agent ran to an end (not infra failures or cancellations). */
+const EVALUATED = new Set<SessionStatus>(['completed', 'agent_error', 'timeout']);
 
 const DEFAULT_LIMITS: ContainerLimits = { cpus: 2, memoryBytes: 4 * 1024 ** 3, pidsLimit: 4096 };
 
@@ -154,6 +164,32 @@ async function execute(run: RunRow, options: RolloutOptions, context: RolloutCon
     const intervalMs = context.metricsIntervalMs ?? 1000;
     if (intervalMs > 0) ticker = setInterval(() => context.emit(metrics.snapshot(activityBetween(activityStart, gateway.activity()))), intervalMs);
     const sizes = { ...defaultPipelineSizes(options.concurrency ?? 4, availableParallelism()), ...options.pipeline };
+    const evaluate = options.evaluate ?? true;
+    /** Evaluates a finished session (reward stored); an evaluation failure becomes eval_error. */
+    const evaluateOutcome = async (ran: RanSession, outcome: SessionOutcome): Promise<SessionOutcome> => {
+      const container = await ran.evalContainer;
+      if (!EVALUATED.has(outcome.status)) {
+        await container?.handle.remove();
+        return outcome;
+      }
+      try {
+        const evaluation = await timePhase(env, ran, 'evaluate', () =>
+          evaluateSessionPatch({ runtime, runs: store.runs, runName: run.name }, { id: ran.session.id, patch: outcome.patch ?? null }, ran.record, {
+            container: container?.handle,
+            signal: context.signal,
+            timeoutMs: (options.evalTimeoutSeconds ?? 1800) * 1000,
+          }),
+        );
+        store.runs.addTimings(ran.session.id, { evaluate: ran.timings.evaluate ?? 0 });
+        if (evaluation.reward !== null) metrics.addReward(evaluation.reward);
+        if (evaluation.verdict.outcome === 'error') return { ...outcome, status: 'eval_error', detail: `evaluation failed: ${evaluation.verdict.error ?? 'unknown error'}` };
+        return outcome;
+      } catch (error) {
+        await container?.handle.remove();
+        if (context.signal.aborted) return { ...outcome, status: 'cancelled', detail: 'the run was interrupted during evaluation' };
+        return { ...outcome, status: 'eval_error', detail: `evaluation failed: ${(error as Error).message}` };
+      }
+    };
     const maxAttempts = options.maxAttempts ?? 3;
     let pending = all.filter((session) => session.stage !== 'done');
     while (pending.length > 0 && !context.signal.aborted) {
@@ -165,15 +201,27 @@ async function execute(run: RunRow, options: RolloutOptions, context: RolloutCon
       });
       await runPipeline(items, {
         init: (item) => initSession(env, item),
-        run: (prepared) => runAgent(env, prepared),
+        run: async (prepared) => {
+          // The clean container the evaluation needs is started while the agent runs.
+          const evalContainer =
+            evaluate && prepared.failure === undefined
+              ? runEvalContainer(runtime, prepared.record, { labels: { runId: run.name, sessionId: String(prepared.session.id) } }).catch(() => undefined)
+              : undefined;
+          const ran = await runAgent(env, prepared);
+          ran.evalContainer = evalContainer;
+          return ran;
+        },
         post: async (ran) => {
-          const { outcome, retryable } = await postSession(env, ran);
+          const { outcome: agentOutcome, retryable } = await postSession(env, ran);
           const attempts = store.runs.session(ran.session.id)?.attempts ?? maxAttempts;
           if (retryable && attempts < maxAttempts && !context.signal.aborted) {
+            await (await ran.evalContainer)?.handle.remove();
             store.runs.resetSession(ran.session.id);
             retry.push(ran.session);
             return;
           }
+          const outcome = evaluate ? await evaluateOutcome(ran, agentOutcome) : agentOutcome;
+          if (!evaluate) await (await ran.evalContainer)?.handle.remove();
           store.runs.finishSession(ran.session.id, outcome);
           const done = store.runs.session(ran.session.id);
           env.emit({
@@ -186,6 +234,7 @@ async function execute(run: RunRow, options: RolloutOptions, context: RolloutCon
             patchBytes: Buffer.byteLength(outcome.patch ?? ''),
             calls: done?.callCount ?? 0,
             timings: done?.timings ?? ran.timings,
+            reward: done?.reward ?? null,
           });
         },
       }, sizes, { signal: context.signal });

@@ -1,4 +1,5 @@
 // Shared shapes of the three session stages (init → run → post) of a rollout.
+import type { EvalContainer } from '../eval/swebench/run-eval-container.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
 import type { HarnessSession } from '../harness/render-harness-session.js';
 import type { LoadedHarness } from '../harness/harness-manifest.js';
@@ -52,4 +53,6 @@ export interface PreparedSession extends SessionItem {
 /** After run: what the agent did (or the failure carried over). */
 export interface RanSession extends PreparedSession {
   result?: ExecResult;
+  /** The fresh evaluation container, started while the agent ran (undefined if it could not start). */
+  evalContainer?: Promise<EvalContainer | undefined>;
 }

@@ -1,12 +1,13 @@
 // `npm run bench`: runs every benchmark in sequence and prints its tables (markdown) with the machine.
 import type { Benchmark } from './benchmark.js';
 import { releaseAll } from './bench-cleanup.js';
+import { evalTiming } from './eval-timing.js';
 import { gatewayOverhead } from './gateway-overhead.js';
 import { machineInfo } from './machine-info.js';
 import { pipelineBusy } from './pipeline-busy.js';
 
 /** Add new benchmarks here; each lives in its own file and returns its table text. */
-const BENCHMARKS: Benchmark[] = [gatewayOverhead, pipelineBusy];
+const BENCHMARKS: Benchmark[] = [gatewayOverhead, pipelineBusy, evalTiming];
 
 process.once('exit', releaseAll);
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {

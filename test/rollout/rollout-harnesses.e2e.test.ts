@@ -55,7 +55,9 @@ describe.skipIf(runtime === undefined)('rollout with real harness CLIs (Docker)'
     const { run, counts } = await rollout(harness, 'sim:oracle');
     expect(counts).toEqual({ completed: 1 });
     const [session] = store.runs.sessions(run.id);
-    expect(session).toMatchObject({ status: 'completed', exitCode: 0, stage: 'done' });
+    // Evaluated in the post stage with SWE-bench semantics: the gold patch resolves.
+    expect(session).toMatchObject({ status: 'completed', exitCode: 0, stage: 'done', reward: 1 });
+    expect(session!.evaluation).toMatchObject({ outcome: 'resolved', resolved: true });
     expect(session!.patch).toBe(record.patch);
     const calls = store.calls.listBySession(session!.id);
     expect(calls.length).toBeGreaterThanOrEqual(2);
@@ -65,7 +67,7 @@ describe.skipIf(runtime === undefined)('rollout with real harness CLIs (Docker)'
       expect(call.capture.tokenIds!.length).toBeGreaterThan(0);
       expect(call.capture.logprobs).toHaveLength(call.capture.tokenIds!.length);
     }
-    for (const phase of ['create', 'prepare', 'agent', 'extract', 'teardown']) expect(session!.timings[phase]).toBeGreaterThanOrEqual(0);
+    for (const phase of ['create', 'prepare', 'agent', 'extract', 'evaluate', 'teardown']) expect(session!.timings[phase]).toBeGreaterThanOrEqual(0);
     expect(await (runtime as ContainerRuntime).listContainers(runFilter(run.name))).toEqual([]);
   });
 

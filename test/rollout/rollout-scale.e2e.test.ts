@@ -69,7 +69,7 @@ describe.skipIf(runtime === undefined)('rollouts at scale (Docker, real Pi)', ()
     const groups = new Map<string, number[]>();
     for (const session of sessions) groups.set(session.instanceId, [...(groups.get(session.instanceId) ?? []), session.sampleIndex]);
     expect([...groups.values()].map((samples) => samples.sort())).toEqual([[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]]);
-    expect(sessions.every((session) => session.attempts === 1 && session.patch === base.patch)).toBe(true);
+    expect(sessions.every((session) => session.attempts === 1 && session.patch === base.patch && session.reward === 1)).toBe(true);
     expect(store.runs.get(run.id)?.stats).toMatchObject({ counts: { completed: 12 } });
     expect((store.runs.get(run.id)?.stats?.modelBusyFraction as number) > 0).toBe(true);
     expect(await (runtime as ContainerRuntime).listContainers(runFilter(run.name))).toEqual([]);

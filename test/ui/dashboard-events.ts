@@ -36,6 +36,7 @@ export function end(sessionId: number, status: SessionStatus, detail: string | n
     patchBytes: 120,
     calls: 4,
     timings: { agent: 1_000 },
+    reward: status === 'completed' ? 1 : null,
   };
 }
 

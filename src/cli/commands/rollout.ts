@@ -22,6 +22,7 @@ interface RolloutFlags {
   initWorkers?: number;
   postWorkers?: number;
   readyBuffer?: number;
+  eval: boolean;
   instance?: string[];
   upstream: string;
   db?: string;
@@ -49,6 +50,7 @@ export function registerRolloutCommand(program: Command): void {
     .option('--init-workers <n>', 'container set-up pool size', parseIntegerOption('--init-workers', 1))
     .option('--post-workers <n>', 'patch/evaluation/teardown pool size', parseIntegerOption('--post-workers', 1))
     .option('--ready-buffer <n>', 'prepared containers waiting for a run slot', parseIntegerOption('--ready-buffer', 1))
+    .option('--no-eval', 'do not evaluate the patches (SWE-bench) in the post stage')
     .option('--json', 'print one JSON event per line')
     .action(async (flags: RolloutFlags) => {
       if (flags.resume === undefined && (flags.harness === undefined || flags.dataset === undefined)) {
@@ -66,7 +68,7 @@ export function registerRolloutCommand(program: Command): void {
           const context = { runtime: createDockerRuntime(), store, cacheDir: resolveCacheDir(), signal, emit: print };
           if (flags.resume !== undefined) {
             const overrides = flags.concurrency === undefined ? {} : { concurrency: flags.concurrency };
-            return resumeRollout(flags.resume, context, { ...overrides, pipeline });
+            return resumeRollout(flags.resume, context, { ...overrides, pipeline, ...(flags.eval ? {} : { evaluate: false }) });
           }
           return runRollout(
             {
@@ -80,6 +82,7 @@ export function registerRolloutCommand(program: Command): void {
               limit: flags.limit,
               concurrency: flags.concurrency,
               pipeline,
+              evaluate: flags.eval,
             },
             context,
           );
