@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { resolveDbPath } from '../../config/paths.js';
 import { NotFoundError } from '../../errors.js';
 import { openStore } from '../../store/open-store.js';
+import { formatMergeStatistics } from '../../export/format-merge-statistics.js';
+import { computeMergeStatistics } from '../../export/merge-statistics.js';
 import type { RunSessionRow } from '../../store/run-repository.js';
 import { printJson, printLine, printTable } from '../output.js';
 
@@ -51,22 +53,37 @@ export function registerRunsCommand(program: Command): void {
         }
         printLine(`run ${run.name} (id ${run.id}): ${run.status}, harness ${run.harness}, upstream ${run.upstream}, ${sessions.length} session(s)`);
         printLine(`dataset ${run.datasetPath}; data ${store.path}`);
+        const stats = run.stats ?? {};
+        if (typeof stats.wallMs === 'number') {
+          const busy = typeof stats.modelBusyFraction === 'number' ? `${(stats.modelBusyFraction * 100).toFixed(1)}%` : '-';
+          const inFlight = typeof stats.meanInFlight === 'number' ? stats.meanInFlight.toFixed(2) : '-';
+          printLine(`wall ${(stats.wallMs / 1000).toFixed(1)} s, model busy ${busy}, mean model calls in flight ${inFlight}`);
+        }
+        printLine('');
+        printLine('groups (one per task; infra_error sessions are not part of a group):');
+        printTable(['instance', 'samples', 'in group', 'completed', 'resolved', 'mean reward'], groupRows(sessions));
+        printLine('');
         printTable(
-          ['session', 'instance', 'sample', 'stage', 'status', 'calls', 'ok', 'sampled tok', 'patch', 'reward', 'key'],
+          ['session', 'instance', 'sample', 'stage', 'status', 'tries', 'calls', 'ok', 'sampled tok', 'agent s', 'patch', 'reward', 'key'],
           sessions.map((session) => [
             session.id,
             session.instanceId,
             session.sampleIndex,
             session.stage,
             session.status,
+            session.attempts,
             session.callCount,
             session.okCallCount,
             session.sampledTokens,
+            session.timings.agent === undefined ? null : (session.timings.agent / 1000).toFixed(1),
             session.patch === null ? null : `${patchLines(session.patch)} lines`,
             session.reward,
             session.key,
           ]),
         );
+        const merge = formatMergeStatistics(computeMergeStatistics(store, run.id));
+        printLine('');
+        for (const line of merge) printLine(line);
       } finally {
         store.close();
       }
@@ -97,4 +114,21 @@ function sessionToJson(session: RunSessionRow): Record<string, unknown> {
     evaluation: session.evaluation,
     patch: session.patch,
   };
+}
+
+function groupRows(sessions: RunSessionRow[]): (string | number | null)[][] {
+  const groups = new Map<string, RunSessionRow[]>();
+  for (const session of sessions) groups.set(session.instanceId, [...(groups.get(session.instanceId) ?? []), session]);
+  return [...groups].map(([instance, members]) => {
+    const inGroup = members.filter((session) => session.status !== 'infra_error' && session.status !== 'cancelled');
+    const rewards = inGroup.flatMap((session) => (session.reward === null ? [] : [session.reward]));
+    return [
+      instance,
+      members.length,
+      inGroup.length,
+      members.filter((session) => session.status === 'completed').length,
+      rewards.filter((reward) => reward === 1).length,
+      rewards.length === 0 ? null : (rewards.reduce((sum, reward) => sum + reward, 0) / rewards.length).toFixed(2),
+    ];
+  });
 }
