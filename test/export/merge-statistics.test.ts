@@ -1,7 +1,6 @@
 // Merge statistics of a run: rows per session for both builders, masked fraction and located drift.
 import { afterEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors.js';
-import { formatMergeStatistics } from '../../src/export/format-merge-statistics.js';
 import { computeMergeStatistics, createMergeStatistics } from '../../src/export/merge-statistics.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
 import type { TrajectoryCall } from '../../src/trajectory/trajectory-call.js';
@@ -78,19 +77,5 @@ describe('computeMergeStatistics', () => {
     seedRun(store, 'empty', [{ instanceId: 'a', status: 'agent_error', calls: [{ ...call(0, [1], [2]), status: 'upstream_error' }] }]);
     expect(computeMergeStatistics(store, 'empty')).toMatchObject({ sessions: 1, sessionsWithRows: 0, mergeRatio: null, maskedFraction: null, rowsPerSession: { perRequest: null, prefixMerging: null } });
     expect(() => computeMergeStatistics(store, 'nope')).toThrow(NotFoundError);
-  });
-});
-
-describe('formatMergeStatistics', () => {
-  it('describes rows per session, the masked share and located drift', () => {
-    const stats = createMergeStatistics();
-    stats.add(1, constructedSession);
-    const { differingTokens } = stats.result().drift;
-    expect(formatMergeStatistics(stats.result())).toEqual([
-      'rows/session: per_request 8.00, prefix_merging 4.00 (2.00x fewer rows; 4 rows from 8 trainable of 8 calls in 1 session(s))',
-      `masked: ${((48 / 65) * 100).toFixed(1)}% of prefix_merging response tokens (48 masked, 17 trained)`,
-      `drift: 3 split(s) where a prompt did not extend its chain exactly (0 in a re-rendered sampled turn, 3 in earlier context; ${differingTokens} differing tokens)`,
-    ]);
-    expect(formatMergeStatistics(createMergeStatistics().result())).toEqual(['merge: no trainable calls in 0 session(s) with calls']);
   });
 });
