@@ -5,10 +5,13 @@ import type { ContainerHandle } from '../runtime/container-runtime.js';
 /** Folders harness CLIs may create inside the workspace; never part of a patch. */
 export const HARNESS_ARTIFACTS = ['.codex', '.claude', '.qwen', '.pi', '.gemini'];
 
+/** Build artefacts an agent creates by running the code (Python bytecode); never part of a patch. */
+export const BUILD_ARTIFACTS = ['**/__pycache__/**', '**/*.pyc'];
+
 export async function extractPatch(handle: ContainerHandle, repo: string, baseCommit: string): Promise<string> {
   const add = await handle.exec(['git', '-C', repo, 'add', '-A'], { timeoutMs: 120_000 });
   if (add.exitCode !== 0) throw new Error(`git add -A failed in ${repo}: ${add.stderr.trim()}`);
-  const excludes = HARNESS_ARTIFACTS.map((folder) => `:(exclude)${folder}`);
+  const excludes = [...HARNESS_ARTIFACTS.map((folder) => `:(exclude)${folder}`), ...BUILD_ARTIFACTS.map((glob) => `:(exclude,glob)${glob}`)];
   const diff = await handle.exec(
     ['git', '-C', repo, '-c', 'core.fileMode=false', 'diff', '--cached', '--binary', '--no-color', '--no-ext-diff', baseCommit, '--', '.', ...excludes],
     { timeoutMs: 120_000 },

@@ -110,9 +110,15 @@ function convertAssistant(parts: AssistantPart[]): ChatMessageWire {
     else if (part.type === 'reasoning') reasoning += part.text;
     else toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: part.arguments } });
   }
+  // Whitespace-only text next to tool calls is what a reasoning parser leaves between </think> and
+  // <tool_call> (vLLM's qwen3 parser returns content "\n\n"); Codex and Qwen Code replay it. Sent
+  // back, Qwen3's template renders it as an extra "\n" before <tool_call> that the model never
+  // sampled, so the replayed turn would drift from the sampled tokens. It carries no information:
+  // send no content instead (the client's raw request is stored unchanged).
+  const visible = toolCalls.length > 0 && text.trim() === '' ? '' : text;
   const message: Extract<ChatMessageWire, { role: 'assistant' }> = {
     role: 'assistant',
-    content: text.length > 0 || toolCalls.length === 0 ? text : null,
+    content: visible.length > 0 || toolCalls.length === 0 ? visible : null,
   };
   // vLLM >= 0.11 reads `reasoning` (older versions `reasoning_content`): reference/swebench-vllm.md B2.2.
   if (reasoning.length > 0) message.reasoning = reasoning;

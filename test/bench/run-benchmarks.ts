@@ -2,12 +2,14 @@
 import type { Benchmark } from './benchmark.js';
 import { releaseAll } from './bench-cleanup.js';
 import { evalTiming } from './eval-timing.js';
+import { exportThroughput } from './export-throughput.js';
 import { gatewayOverhead } from './gateway-overhead.js';
 import { machineInfo } from './machine-info.js';
+import { mergeRatio } from './merge-ratio.js';
 import { pipelineBusy } from './pipeline-busy.js';
 
 /** Add new benchmarks here; each lives in its own file and returns its table text. */
-const BENCHMARKS: Benchmark[] = [gatewayOverhead, pipelineBusy, evalTiming];
+const BENCHMARKS: Benchmark[] = [gatewayOverhead, pipelineBusy, evalTiming, mergeRatio, exportThroughput];
 
 process.once('exit', releaseAll);
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {

@@ -11,19 +11,20 @@ import { seedRun } from './seed-run.js';
 
 /**
  * What the recorded sessions give (calls -> prefix_merging rows), and where each prefix break sits:
- * - codex and qwen-code echo the "\n\n" between </think> and <tool_call> back as content; Qwen3's template
- *   then renders an extra "\n" before <tool_call>, so the re-rendered turn differs from the sampled one by one
- *   token and no tool-call turn can be extended (sampled-turn drift).
- * - pi drops whitespace-only content and merges; it breaks where a turn had visible text before the tool call
- *   (the template adds "\n" again) and after an empty think block (the template drops it on re-render).
+ * - codex and qwen-code echo the "\n\n" between </think> and <tool_call> back as content. The gateway sends
+ *   whitespace-only content next to tool calls upstream as no content (build-upstream-request.ts), so
+ *   Qwen3's template re-renders those turns exactly as sampled and they merge.
+ * - codex, qwen-code and pi still break where a turn had visible text before the tool call (the template
+ *   puts "\n" between the text and <tool_call>, the model sampled none) or an empty think block (the
+ *   template drops it on re-render): sampled-turn drift, split into a new row, nothing lost.
  * - claude-code merges until a tool changes a file: it then injects a "file was modified" note into the
  *   system prompt, which rewrites early context (earlier-context drift).
  */
 const EXPECTED: Record<TraceHarness, Record<string, { calls: number; rows: number; drift: DriftLocation | null }>> = {
   pi: { oracle: { calls: 2, rows: 1, drift: null }, scripted: { calls: 7, rows: 3, drift: 'sampled-turn' } },
-  codex: { oracle: { calls: 2, rows: 2, drift: 'sampled-turn' }, scripted: { calls: 7, rows: 7, drift: 'sampled-turn' } },
+  codex: { oracle: { calls: 2, rows: 1, drift: null }, scripted: { calls: 7, rows: 2, drift: 'sampled-turn' } },
   'claude-code': { oracle: { calls: 2, rows: 1, drift: null }, scripted: { calls: 7, rows: 3, drift: 'earlier-context' } },
-  'qwen-code': { oracle: { calls: 2, rows: 2, drift: 'sampled-turn' }, scripted: { calls: 6, rows: 6, drift: 'sampled-turn' } },
+  'qwen-code': { oracle: { calls: 2, rows: 1, drift: null }, scripted: { calls: 6, rows: 3, drift: 'sampled-turn' } },
 };
 
 let store: Store;
@@ -80,11 +81,9 @@ describe.each(TRACE_HARNESSES)('recorded %s sessions', (harness) => {
 });
 
 describe('recorded sessions overall', () => {
-  it('merge into fewer rows than calls for pi and claude-code, and never into more for any harness', () => {
+  it('merge into fewer rows than calls for every harness', () => {
     const rows = (harness: TraceHarness) => Object.values(EXPECTED[harness]).reduce((sum, { rows }) => sum + rows, 0);
     const calls = (harness: TraceHarness) => Object.values(EXPECTED[harness]).reduce((sum, { calls }) => sum + calls, 0);
-    expect(rows('pi')).toBeLessThan(calls('pi'));
-    expect(rows('claude-code')).toBeLessThan(calls('claude-code'));
-    for (const harness of TRACE_HARNESSES) expect(rows(harness)).toBeLessThanOrEqual(calls(harness));
+    for (const harness of TRACE_HARNESSES) expect(rows(harness)).toBeLessThan(calls(harness));
   });
 });
