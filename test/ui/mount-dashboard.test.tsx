@@ -29,8 +29,7 @@ describe('mountDashboard', () => {
     const terminal = new FakeTerminal();
     const dashboard = mountDashboard({ stdout: terminal.asStream(), framesPerSecond: 50 });
     dashboard.push(runStart(2));
-    await settle(60);
-    expect(terminal.text()).toContain('rollout swe-small (run 3)  harness codex');
+    await expect.poll(() => terminal.text(), { timeout: 5_000 }).toContain('rollout swe-small (run 3)  harness codex');
     dashboard.push(stage(1, 'init'));
     dashboard.push(end(1, 'agent_error', 'the harness exited with code 1'));
     dashboard.push(end(2, 'completed'));
