@@ -9,6 +9,8 @@ export function printRolloutEvent(event: RolloutEvent): void {
       printLine(`data: ${event.dbPath}   (polar runs show ${event.runName})`);
       return;
     case 'image-progress':
+      // Byte-level progress lines would flood a log; layer state changes are enough.
+      if (!/Downloading|Extracting|Waiting/.test(event.status)) printLine(`pulling ${event.image}: ${event.status}`);
       return;
     case 'session-stage':
       return;
