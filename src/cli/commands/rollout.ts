@@ -88,7 +88,7 @@ export function registerRolloutCommand(program: Command): void {
           );
         });
         await dashboard?.close();
-        if (dashboard) for (const line of summaryLines(result)) printLine(line);
+        if (dashboard) for (const line of ['', ...summaryLines(result)]) printLine(line);
         if (result.run.status === 'interrupted') {
           throw new PolarError(`run ${result.run.name} was interrupted`, 'cancelled', EXIT_CODES.cancelled, `Continue it with: polar rollout --resume ${result.run.name}`);
         }
