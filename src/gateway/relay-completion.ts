@@ -2,7 +2,7 @@
 import type { GatewayErrorBody } from '../providers/canonical.js';
 import { checkTokenCapture } from '../upstream/check-token-capture.js';
 import { decodeChatCompletion } from '../upstream/decode-chat-completion.js';
-import { readBody } from '../upstream/upstream-client.js';
+import { readBody, UpstreamConnectionError } from '../upstream/upstream-client.js';
 import type { UpstreamResponse } from '../upstream/upstream-client.js';
 import type { ChatCompletionWire } from '../upstream/vllm-api-types.js';
 import { type CallContext, commitCall, markFirstByte } from './call-context.js';
@@ -11,7 +11,15 @@ import { sendJson } from './send-json.js';
 
 /** Contract: always answers the client (unless it left) and commits exactly one record. */
 export async function relayCompletion(context: CallContext, upstream: UpstreamResponse): Promise<void> {
-  const raw = await readBody(upstream.body);
+  let raw: Buffer;
+  try {
+    raw = await readBody(upstream.body);
+  } catch (error) {
+    // Headers arrived but the body did not: a stall past the idle timeout, or a dropped connection.
+    throw upstream.timedOut()
+      ? new UpstreamConnectionError('upstream stalled while sending its answer, past the gateway timeout', 'timeout', { cause: error })
+      : new UpstreamConnectionError(`upstream closed its answer early: ${(error as Error).message}`, 'unavailable', { cause: error });
+  }
   if (upstream.status !== 200) {
     const classified = classifyUpstreamError(upstream.status, raw);
     commitCall(context, {

@@ -131,7 +131,10 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
       if (!settled) flush();
     });
     body.on('end', onEnd);
+    const failTimeout = (): void =>
+      failStream('upstream_timeout', { kind: 'upstream-timeout', status: 504, message: 'upstream stalled mid-stream past the gateway timeout (raise --upstream-timeout, or check the model server)' });
     body.on('error', (error: Error) => {
+      if (upstream.timedOut()) return failTimeout();
       const timedOut = (error as { kind?: string }).kind === 'timeout';
       failStream(timedOut ? 'upstream_timeout' : 'upstream_error', {
         kind: timedOut ? 'upstream-timeout' : 'upstream-error',
@@ -140,6 +143,10 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
       });
     });
     body.on('close', () => {
+      if (!settled && !body.readableEnded && upstream.timedOut()) {
+        failTimeout();
+        return;
+      }
       if (!settled && !body.readableEnded) {
         failStream('upstream_error', { kind: 'upstream-error', status: 502, message: 'upstream closed the stream early' });
       }

@@ -26,6 +26,8 @@ export interface UpstreamClientOptions {
 export interface UpstreamResponse {
   status: number;
   body: IncomingMessage;
+  /** True once the idle timeout fired (the body then ends with an error or an early close). */
+  timedOut(): boolean;
 }
 
 export class UpstreamClient {
@@ -96,7 +98,9 @@ export class UpstreamClient {
         headers['content-length'] = body.length;
       }
       const req = this.transport.request(url, { method, headers, agent: this.agent, signal });
+      let timedOut = false;
       req.setTimeout(this.options.idleTimeoutMs, () => {
+        timedOut = true;
         req.destroy(
           new UpstreamConnectionError(
             `upstream ${url} sent nothing for ${this.options.idleTimeoutMs} ms`,
@@ -106,7 +110,7 @@ export class UpstreamClient {
       });
       req.on('response', (response) => {
         // Errors after this point surface on the response stream.
-        resolve({ status: response.statusCode ?? 0, body: response });
+        resolve({ status: response.statusCode ?? 0, body: response, timedOut: () => timedOut });
       });
       req.on('error', (error) => reject(classifyError(error, url)));
       req.end(body ?? undefined);

@@ -39,6 +39,7 @@ describe.each(DRIVERS.map((driver) => [driver.protocol, driver] as [string, Driv
   let oldVllm: GatewayStack;
   let tiny: GatewayStack;
   let down: GatewayStack;
+  let stalled: GatewayStack;
 
   beforeAll(async () => {
     stack = await startGatewayStack({ policy: scenarioPolicy, gateway: { maxBodyBytes: 64 * 1024 } });
@@ -50,9 +51,10 @@ describe.each(DRIVERS.map((driver) => [driver.protocol, driver] as [string, Driv
     const port = (closed.address() as { port: number }).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     down = await startGatewayStack({ upstreamUrl: `http://127.0.0.1:${port}/v1` });
+    stalled = await startGatewayStack({ policy: scenarioPolicy, sim: { latency: { firstTokenMs: 3_000 } }, gateway: { upstreamTimeoutMs: 300 } });
   });
   afterAll(async () => {
-    await Promise.all([stack, slow, oldVllm, tiny, down].map((item) => item?.close()));
+    await Promise.all([stack, slow, oldVllm, tiny, down, stalled].map((item) => item?.close()));
   });
 
   for (const stream of [false, true]) {
@@ -97,6 +99,21 @@ describe.each(DRIVERS.map((driver) => [driver.protocol, driver] as [string, Driv
       expect(response.status).toBe(503);
       expect(driver.isErrorShape(response.status, response.body)).toBe(true);
       expect(lastCall(down, id)).toMatchObject({ status: 'upstream_unavailable' });
+    });
+
+    it(`${mode}: an upstream that stalls past the timeout → 504 in shape, recorded as upstream_timeout`, async () => {
+      const { key, id } = stalled.newKey();
+      const response = await sendRaw(stalled.url, driver.raw(key, 'hi', stream));
+      if (response.status === 200) {
+        // The stream had started (the protocol's opening frames went out): the timeout arrives in band.
+        expect(stream).toBe(true);
+        expect(response.text).toContain('stalled mid-stream');
+      } else {
+        expect(response.status).toBe(504);
+        expect(driver.isErrorShape(response.status, response.body)).toBe(true);
+      }
+      expect(lastCall(stalled, id)).toMatchObject({ status: 'upstream_timeout' });
+      expect(await health(stalled)).toBe(200);
     });
 
     it(`${mode}: an upstream without token ids is refused, never re-tokenized`, async () => {
