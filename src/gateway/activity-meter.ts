@@ -35,10 +35,6 @@ export class ActivityMeter {
     this.inFlight = Math.max(0, this.inFlight - 1);
   }
 
-  get current(): number {
-    return this.inFlight;
-  }
-
   snapshot(): ActivitySnapshot {
     this.advance();
     const wallMs = this.last - this.started;

@@ -1,12 +1,12 @@
 // Everything one model call carries through the gateway, and how it becomes a CallRecord.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { CallRecord, CallRecorder, CallStatus, SessionRef, TokenCapture } from '../capture/call-record.js';
-import type { CanonicalRequest, CanonicalResponse, Protocol } from '../providers/canonical.js';
+import type { CanonicalRequest, CanonicalResponse, GatewayErrorBody, Protocol } from '../providers/canonical.js';
 import type { ProtocolAdapter } from '../providers/protocol-adapter.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
+import { sendError } from './send-json.js';
 
 export interface CallContext {
-  req: IncomingMessage;
   res: ServerResponse;
   session: SessionRef;
   protocol: Protocol;
@@ -76,6 +76,12 @@ export function commitCall(context: CallContext, outcome: CallOutcome): number {
 
 function round(ms: number): number {
   return Math.round(ms * 1000) / 1000;
+}
+
+/** Answers the client with an error in its protocol's shape (before any byte of an answer was sent). */
+export function answerError(context: CallContext, error: GatewayErrorBody): void {
+  markFirstByte(context);
+  sendError(context.res, context.adapter, error);
 }
 
 /** Marks the first byte to the client (for time-to-first-byte). */

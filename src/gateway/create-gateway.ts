@@ -14,7 +14,7 @@ import { handleModelCall } from './handle-model-call.js';
 import { renderModelList } from './render-model-list.js';
 import { matchRoute } from './match-route.js';
 import { readRequestBody, RequestTooLargeError } from './read-request-body.js';
-import { sendEmpty, sendJson } from './send-json.js';
+import { sendEmpty, sendError, sendJson } from './send-json.js';
 import { createUpstreamModelResolver } from './upstream-model-resolver.js';
 
 export interface GatewayOptions {
@@ -38,10 +38,10 @@ export interface Gateway {
   listen(port?: number, host?: string): Promise<string>;
   /** Also (or instead) listens on a Unix socket at `path`. */
   listenOnSocket(path: string): Promise<void>;
-  /** Model calls currently in flight. */
-  readonly upstreamInFlight: number;
   /** How busy the upstream has been since the gateway started (busy fraction, mean in flight). */
   activity(): ActivitySnapshot;
+  /** The model name the gateway sends upstream (configured, else the first the upstream lists). */
+  resolveUpstreamModel(signal: AbortSignal): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -110,11 +110,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       throw error;
     }
     if (route.kind === 'count-tokens') {
-      await handleCountTokens(req, res, rawBody, upstream, resolveUpstreamModel);
+      await handleCountTokens(res, rawBody, upstream, resolveUpstreamModel);
       return;
     }
     const context: CallContext = {
-      req,
       res,
       session,
       protocol,
@@ -150,10 +149,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 
   return {
-    get upstreamInFlight() {
-      return meter.current;
-    },
     activity: () => meter.snapshot(),
+    resolveUpstreamModel,
     listen(port = 0, host = '127.0.0.1') {
       const server = newServer();
       return new Promise((resolve, reject) => {
@@ -188,6 +185,5 @@ export function createGateway(options: GatewayOptions): Gateway {
 }
 
 function answer(res: ServerResponse, protocol: Protocol, error: GatewayErrorBody, closeConnection = false): void {
-  const rendered = adapterFor(protocol).renderError(error);
-  sendJson(res, rendered.status, rendered.body, closeConnection ? { connection: 'close' } : {});
+  sendError(res, adapterFor(protocol), error, closeConnection ? { connection: 'close' } : {});
 }

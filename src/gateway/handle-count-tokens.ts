@@ -1,27 +1,25 @@
 // Anthropic `POST /v1/messages/count_tokens`, answered with the upstream's own tokenizer (/tokenize).
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { adapterFor } from '../providers/adapter-registry.js';
 import { parseAnthropicCountTokensRequest } from '../providers/anthropic-messages/convert-anthropic-request.js';
+import { renderCountTokens } from '../providers/anthropic-messages/render-count-tokens.js';
 import { RequestError } from '../providers/request-error.js';
 import { buildUpstreamRequest } from '../upstream/build-upstream-request.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { upstreamErrorMessage } from './classify-upstream-error.js';
-import { sendJson } from './send-json.js';
+import { sendError, sendJson } from './send-json.js';
 import type { UpstreamModelResolver } from './upstream-model-resolver.js';
 
 /** Counting is not a model call: nothing is recorded. */
 export async function handleCountTokens(
-  _req: IncomingMessage,
   res: ServerResponse,
   rawBody: Buffer,
   upstream: UpstreamClient,
   resolveModel: UpstreamModelResolver,
 ): Promise<void> {
   const adapter = adapterFor('anthropic-messages');
-  const fail = (status: number, kind: 'invalid-request' | 'upstream-error', message: string): void => {
-    const rendered = adapter.renderError({ kind, status, message });
-    sendJson(res, rendered.status, rendered.body);
-  };
+  const fail = (status: number, kind: 'invalid-request' | 'upstream-error', message: string): void =>
+    sendError(res, adapter, { kind, status, message });
   let body: unknown;
   try {
     body = JSON.parse(rawBody.toString('utf8'));
@@ -40,7 +38,7 @@ export async function handleCountTokens(
       return;
     }
     const parsed = JSON.parse(answer.body.toString('utf8')) as { count?: number; tokens?: number[] };
-    sendJson(res, 200, { input_tokens: parsed.count ?? parsed.tokens?.length ?? 0 });
+    sendJson(res, 200, renderCountTokens(parsed.count ?? parsed.tokens?.length ?? 0));
   } catch (error) {
     if (error instanceof RequestError) fail(400, 'invalid-request', error.message);
     else fail(502, 'upstream-error', `token counting failed: ${(error as Error).message}`);

@@ -5,8 +5,8 @@ import type { RequestContext } from '../providers/protocol-adapter.js';
 import { RequestError } from '../providers/request-error.js';
 import { buildUpstreamRequest } from '../upstream/build-upstream-request.js';
 import { UpstreamConnectionError } from '../upstream/upstream-client.js';
-import { type CallContext, commitCall } from './call-context.js';
-import { answerError, relayCompletion } from './relay-completion.js';
+import { answerError, type CallContext, commitCall } from './call-context.js';
+import { relayCompletion } from './relay-completion.js';
 import { relayStream } from './relay-stream.js';
 
 export interface ModelCallOptions {

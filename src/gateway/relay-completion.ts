@@ -1,11 +1,10 @@
 // Non-streaming call: wait for the upstream's chat.completion, commit the capture, answer the client.
-import type { GatewayErrorBody } from '../providers/canonical.js';
 import { checkTokenCapture } from '../upstream/check-token-capture.js';
 import { decodeChatCompletion } from '../upstream/decode-chat-completion.js';
 import { readBody, UpstreamConnectionError } from '../upstream/upstream-client.js';
 import type { UpstreamResponse } from '../upstream/upstream-client.js';
 import type { ChatCompletionWire } from '../upstream/vllm-api-types.js';
-import { type CallContext, commitCall, markFirstByte } from './call-context.js';
+import { answerError, type CallContext, commitCall, markFirstByte } from './call-context.js';
 import { classifyUpstreamError } from './classify-upstream-error.js';
 import { sendJson } from './send-json.js';
 
@@ -66,10 +65,4 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
   if (context.request === null) return;
   markFirstByte(context);
   sendJson(context.res, 200, context.adapter.renderResponse(decoded.response, context.request));
-}
-
-export function answerError(context: CallContext, error: GatewayErrorBody): void {
-  const rendered = context.adapter.renderError(error);
-  markFirstByte(context);
-  sendJson(context.res, rendered.status, rendered.body);
 }

@@ -8,8 +8,7 @@ import { checkTokenCapture, NO_TOKEN_IDS_MESSAGE } from '../upstream/check-token
 import { SseDataParser } from '../upstream/sse-line-splitter.js';
 import type { UpstreamResponse } from '../upstream/upstream-client.js';
 import type { ChatCompletionChunkWire } from '../upstream/vllm-api-types.js';
-import { type CallContext, type CallOutcome, commitCall, markFirstByte } from './call-context.js';
-import { answerError } from './relay-completion.js';
+import { answerError, type CallContext, type CallOutcome, commitCall, markFirstByte } from './call-context.js';
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -131,25 +130,17 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
       if (!settled) flush();
     });
     body.on('end', onEnd);
-    const failTimeout = (): void =>
-      failStream('upstream_timeout', { kind: 'upstream-timeout', status: 504, message: 'upstream stalled mid-stream past the gateway timeout (raise --upstream-timeout, or check the model server)' });
-    body.on('error', (error: Error) => {
-      if (upstream.timedOut()) return failTimeout();
-      const timedOut = (error as { kind?: string }).kind === 'timeout';
-      failStream(timedOut ? 'upstream_timeout' : 'upstream_error', {
-        kind: timedOut ? 'upstream-timeout' : 'upstream-error',
-        status: timedOut ? 504 : 502,
-        message: `upstream stream failed: ${error.message}`,
-      });
-    });
+    // The upstream client knows whether its idle timeout cut the stream; anything else is an upstream failure.
+    const failUpstream = (detail: string): void => {
+      if (upstream.timedOut()) {
+        failStream('upstream_timeout', { kind: 'upstream-timeout', status: 504, message: 'upstream stalled mid-stream past the gateway timeout (raise --upstream-timeout, or check the model server)' });
+      } else {
+        failStream('upstream_error', { kind: 'upstream-error', status: 502, message: detail });
+      }
+    };
+    body.on('error', (error: Error) => failUpstream(`upstream stream failed: ${error.message}`));
     body.on('close', () => {
-      if (!settled && !body.readableEnded && upstream.timedOut()) {
-        failTimeout();
-        return;
-      }
-      if (!settled && !body.readableEnded) {
-        failStream('upstream_error', { kind: 'upstream-error', status: 502, message: 'upstream closed the stream early' });
-      }
+      if (!settled && !body.readableEnded) failUpstream('upstream closed the stream early');
     });
     res.on('close', () => {
       if (settled || res.writableFinished) return;

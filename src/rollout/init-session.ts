@@ -5,7 +5,7 @@ import type { ContainerHandle } from '../runtime/container-runtime.js';
 import { sessionLabels } from '../runtime/labels.js';
 import { startForwarder } from '../runtime/socket-bridge.js';
 import { prepareWorkspace } from './prepare-workspace.js';
-import { CONTAINER_PATHS, type PreparedSession, type SessionEnvironment, type SessionItem } from './session-stages.js';
+import { CONTAINER_PATHS, enterStage, type PreparedSession, type SessionEnvironment, type SessionItem } from './session-stages.js';
 import { timePhase } from './time-phase.js';
 
 const FORWARDER_PORT = 18080;
@@ -13,8 +13,7 @@ const FORWARDER_PORT = 18080;
 /** Contract: never throws; an infrastructure failure is returned as a retryable `failure`. */
 export async function initSession(env: SessionEnvironment, item: SessionItem): Promise<PreparedSession> {
   const prepared: PreparedSession = { ...item, timings: {}, startedAt: performance.now() };
-  env.runs.setStage(item.session.id, 'init');
-  env.emit({ type: 'session-stage', sessionId: item.session.id, instanceId: item.session.instanceId, sampleIndex: item.session.sampleIndex, stage: 'init' });
+  enterStage(env, item.session, 'init');
   try {
     prepared.handle = await timePhase(env, prepared, 'create', () => createContainer(env, item));
     const handle = prepared.handle;
@@ -37,8 +36,7 @@ export async function initSession(env: SessionEnvironment, item: SessionItem): P
       }
       return session;
     });
-    env.runs.setStage(item.session.id, 'ready');
-    env.emit({ type: 'session-stage', sessionId: item.session.id, instanceId: item.session.instanceId, sampleIndex: item.session.sampleIndex, stage: 'ready' });
+    enterStage(env, item.session, 'ready');
   } catch (error) {
     prepared.failure = env.signal.aborted
       ? { status: 'cancelled', detail: 'the run was interrupted' }

@@ -1,7 +1,7 @@
 // Stage 3 (post pool): the patch, the outcome, teardown. The evaluation hook (SWE-bench) runs here.
 import type { SessionOutcome } from '../store/run-repository.js';
 import { extractPatch } from './extract-patch.js';
-import { CONTAINER_PATHS, type RanSession, type SessionEnvironment } from './session-stages.js';
+import { CONTAINER_PATHS, enterStage, type RanSession, type SessionEnvironment } from './session-stages.js';
 import { timePhase } from './time-phase.js';
 
 const LOG_TAIL_BYTES = 64 * 1024;
@@ -14,8 +14,7 @@ export interface PostResult {
 
 /** Contract: never throws; always removes the container. */
 export async function postSession(env: SessionEnvironment, ran: RanSession): Promise<PostResult> {
-  env.runs.setStage(ran.session.id, 'post');
-  env.emit({ type: 'session-stage', sessionId: ran.session.id, instanceId: ran.session.instanceId, sampleIndex: ran.session.sampleIndex, stage: 'post' });
+  enterStage(env, ran.session, 'post');
   let result: PostResult;
   try {
     result = await decide(env, ran);

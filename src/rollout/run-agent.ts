@@ -1,6 +1,6 @@
 // Stage 2 (run pool, bounded by --concurrency): the harness CLI, non-interactively, until it ends or
 // the session's deadline passes.
-import type { RanSession, PreparedSession, SessionEnvironment } from './session-stages.js';
+import { enterStage, type PreparedSession, type RanSession, type SessionEnvironment } from './session-stages.js';
 import { timePhase } from './time-phase.js';
 
 /** Contract: never throws. */
@@ -12,8 +12,7 @@ export async function runAgent(env: SessionEnvironment, prepared: PreparedSessio
     ran.failure = { status: 'cancelled', detail: 'the run was interrupted' };
     return ran;
   }
-  env.runs.setStage(prepared.session.id, 'running');
-  env.emit({ type: 'session-stage', sessionId: prepared.session.id, instanceId: prepared.session.instanceId, sampleIndex: prepared.session.sampleIndex, stage: 'running' });
+  enterStage(env, prepared.session, 'running');
   const unset = Object.entries(harnessSession.env).filter(([, value]) => value === '').map(([name]) => name);
   const env_ = Object.fromEntries(Object.entries(harnessSession.env).filter(([, value]) => value !== ''));
   const argv = unset.length > 0 ? ['env', ...unset.flatMap((name) => ['-u', name]), ...harnessSession.argv] : harnessSession.argv;

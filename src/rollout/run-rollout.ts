@@ -8,20 +8,22 @@ import path from 'node:path';
 import type { CallRecorder } from '../capture/call-record.js';
 import { UsageError } from '../errors.js';
 import { instanceImageName } from '../eval/swebench/instance-image-name.js';
-import { loadDataset, parseDatasetText } from '../eval/swebench/load-dataset.js';
+import { loadDataset } from '../eval/swebench/load-dataset.js';
+import { parseSwebenchRecord } from '../eval/swebench/parse-swebench-record.js';
+import { recordToRow } from '../eval/swebench/record-to-row.js';
 import { evaluateSessionPatch } from '../eval/swebench/evaluate-session-patch.js';
 import { runEvalContainer } from '../eval/swebench/run-eval-container.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
 import { activityBetween } from '../gateway/activity-meter.js';
 import { createGateway } from '../gateway/create-gateway.js';
 import { isHarnessInstalled } from '../harness/is-harness-installed.js';
+import type { LoadedHarness } from '../harness/harness-manifest.js';
 import { loadHarness } from '../harness/load-harness-manifest.js';
 import { collectGarbage } from '../runtime/collect-garbage.js';
 import type { ContainerLimits, ContainerRuntime } from '../runtime/container-runtime.js';
 import { createStoreRecorder } from '../store/create-store-recorder.js';
 import type { Store } from '../store/open-store.js';
 import type { RunRow, RunSessionRow, SessionOutcome, SessionStatus } from '../store/run-repository.js';
-import { UpstreamClient } from '../upstream/upstream-client.js';
 import { initSession } from './init-session.js';
 import { createMetricsTracker } from './metrics-tracker.js';
 import { postSession } from './post-session.js';
@@ -30,7 +32,7 @@ import { runAgent } from './run-agent.js';
 import { defaultPipelineSizes, type PipelineSizes, runPipeline } from './run-pipeline.js';
 import type { RanSession, SessionEnvironment, SessionItem } from './session-stages.js';
 import { timePhase } from './time-phase.js';
-import { type StartedRolloutUpstream, startRolloutUpstream } from './start-rollout-upstream.js';
+import { isSimulatorSpec, startRolloutUpstream } from './start-rollout-upstream.js';
 
 export interface RolloutOptions {
   harness: string;
@@ -76,16 +78,27 @@ const EVALUATED = new Set<SessionStatus>(['completed', 'agent_error', 'timeout']
 
 const DEFAULT_LIMITS: ContainerLimits = { cpus: 2, memoryBytes: 4 * 1024 ** 3, pidsLimit: 4096 };
 
+/** The harness and its installed bundle; checked before a run is created or taken over. */
+function installedHarness(name: string, cacheDir: string): { harness: LoadedHarness; bundleDir: string } {
+  const harness = loadHarness(name);
+  const installed = isHarnessInstalled(harness, cacheDir);
+  if (!installed.installed) {
+    throw new UsageError(`harness ${harness.name} is not installed (${installed.reason})`, `Install it once with: polar harness install ${harness.name}`);
+  }
+  return { harness, bundleDir: installed.dir };
+}
+
 /** Starts a new run. */
 export async function runRollout(options: RolloutOptions, context: RolloutContext): Promise<RolloutResult> {
-  const harness = loadHarness(options.harness);
+  const bundle = installedHarness(options.harness, context.cacheDir);
+  const { harness } = bundle;
   let records = selectRecords(await loadDataset(options.datasetPath), options.instanceIds);
   if (options.limit !== undefined) records = records.slice(0, options.limit);
   const name = options.runName ?? `${harness.name}-${new Date().toISOString().replace(/[:.]/g, '-').replace('T', '_').slice(0, 19)}`;
   if (context.store.runs.get(name) !== undefined) {
     throw new UsageError(`a run named "${name}" already exists in ${context.store.path}`, `Pick another --run-name, or continue it with: polar rollout --resume ${name}`);
   }
-  const simulated = options.upstream === 'sim' || options.upstream.startsWith('sim:');
+  const simulated = isSimulatorSpec(options.upstream);
   const run = context.store.runs.create({
     name,
     harness: harness.name,
@@ -97,10 +110,10 @@ export async function runRollout(options: RolloutOptions, context: RolloutContex
     ownerHost: hostname(),
   });
   for (const record of records) {
-    const task = context.store.runs.addTask(run.id, record.instance_id, recordToJson(record));
+    const task = context.store.runs.addTask(run.id, record.instance_id, recordToRow(record));
     for (let sample = 0; sample < options.samples; sample += 1) context.store.runs.addSession(run.id, task.id, sample, simulated);
   }
-  return execute(run, options, context, false);
+  return execute(run, options, bundle, context, false);
 }
 
 /** Continues a run that was interrupted or killed: finished sessions stay, the others restart. */
@@ -108,6 +121,7 @@ export async function resumeRollout(runName: string, context: RolloutContext, ov
   const run = context.store.runs.get(runName);
   if (run === undefined) throw new UsageError(`no run "${runName}" in ${context.store.path}`, 'List the runs with: polar runs list');
   const options = { ...(run.config as unknown as RolloutOptions), ...overrides };
+  const bundle = installedHarness(options.harness, context.cacheDir);
   context.store.runs.setOwner(run.id, process.pid, hostname());
   // Containers of the killed process: its pid is dead, so gc removes them.
   await context.runtime.ping();
@@ -115,40 +129,43 @@ export async function resumeRollout(runName: string, context: RolloutContext, ov
   for (const session of context.store.runs.sessions(run.id)) {
     if (session.stage !== 'done' || session.status === 'cancelled') context.store.runs.resetSession(session.id);
   }
-  return execute(context.store.runs.get(run.id) ?? run, options, context, true);
+  return execute(context.store.runs.get(run.id) ?? run, options, bundle, context, true);
 }
 
-async function execute(run: RunRow, options: RolloutOptions, context: RolloutContext, resumed: boolean): Promise<RolloutResult> {
+async function execute(
+  run: RunRow,
+  options: RolloutOptions,
+  { harness, bundleDir }: { harness: LoadedHarness; bundleDir: string },
+  context: RolloutContext,
+  resumed: boolean,
+): Promise<RolloutResult> {
   const started = performance.now();
   const { store, runtime } = context;
-  const harness = loadHarness(options.harness);
-  const installed = isHarnessInstalled(harness, context.cacheDir);
-  if (!installed.installed) {
-    throw new UsageError(`harness ${harness.name} is not installed (${installed.reason})`, `Install it once with: polar harness install ${harness.name}`);
-  }
-  const records = new Map(store.runs.tasks(run.id).map((task) => [task.id, parseDatasetText(JSON.stringify(task.record), `run ${run.name} task ${task.instanceId}`)[0] as SwebenchRecord]));
+  const records = new Map(store.runs.tasks(run.id).map((task) => [task.id, parseSwebenchRecord(task.record, `run ${run.name} task ${task.instanceId}`)]));
   await runtime.ping();
   for (const image of new Set([...records.values()].map((record) => instanceImageName(record)))) {
     await runtime.ensureImage(image, (event) => context.emit({ type: 'image-progress', image, status: `${event.id} ${event.status}`.trim() }));
   }
   const upstream = await startRolloutUpstream(options.upstream, [...records.values()]);
   const socketDir = mkdtempSync(path.join(tmpdir(), 'polar-gw-'));
-  const metrics = createMetricsTracker(store.runs.sessions(run.id));
+  const all = store.runs.sessions(run.id);
+  const metrics = createMetricsTracker(all);
   const recorder: CallRecorder = countingRecorder(createStoreRecorder(store, { simulated: upstream.simulated }), metrics.addTokens);
   const gateway = createGateway({ upstreamUrl: upstream.url, recorder });
   let ticker: NodeJS.Timeout | undefined;
+  let counts: Partial<Record<SessionStatus, number>> = {};
   const activityStart = gateway.activity();
   try {
     const socketPath = path.join(socketDir, 'gateway.sock');
     await gateway.listenOnSocket(socketPath);
     await chmod(socketPath, 0o666);
-    const model = await resolveServedModel(upstream);
+    const model = await gateway.resolveUpstreamModel(AbortSignal.timeout(30_000));
     const env: SessionEnvironment = {
       runtime,
       runs: store.runs,
       runName: run.name,
       harness,
-      bundleHostDir: installed.dir,
+      bundleHostDir: bundleDir,
       gatewaySocketDir: socketDir,
       model,
       timeoutMs: options.timeoutSeconds * 1000,
@@ -159,7 +176,6 @@ async function execute(run: RunRow, options: RolloutOptions, context: RolloutCon
         context.emit(event);
       },
     };
-    const all = store.runs.sessions(run.id);
     context.emit({ type: 'run-start', runId: run.id, runName: run.name, dbPath: store.path, sessions: all.length, harness: harness.name, upstream: options.upstream, resumed });
     const intervalMs = context.metricsIntervalMs ?? 1000;
     if (intervalMs > 0) ticker = setInterval(() => context.emit(metrics.snapshot(activityBetween(activityStart, gateway.activity()))), intervalMs);
@@ -246,7 +262,7 @@ async function execute(run: RunRow, options: RolloutOptions, context: RolloutCon
     await gateway.close();
     await upstream.close();
     rmSync(socketDir, { recursive: true, force: true });
-    const counts = countStatuses(store, run.id);
+    counts = countStatuses(store, run.id);
     const wallMs = Math.round(performance.now() - started);
     store.runs.finish(run.id, context.signal.aborted ? 'interrupted' : 'finished', {
       wallMs,
@@ -258,7 +274,7 @@ async function execute(run: RunRow, options: RolloutOptions, context: RolloutCon
     context.emit(metrics.snapshot(activity));
     context.emit({ type: 'run-end', runId: run.id, runName: run.name, counts, wallMs });
   }
-  return { run: store.runs.get(run.id) ?? run, counts: countStatuses(store, run.id) };
+  return { run: store.runs.get(run.id) ?? run, counts };
 }
 
 function selectRecords(dataset: SwebenchRecord[], instanceIds: string[] | undefined): SwebenchRecord[] {
@@ -269,34 +285,6 @@ function selectRecords(dataset: SwebenchRecord[], instanceIds: string[] | undefi
     throw new UsageError(`--instance ${missing.join(', ')} not in the dataset`, `The dataset has ${dataset.length} instances, e.g. ${dataset.slice(0, 3).map((record) => record.instance_id).join(', ')}.`);
   }
   return instanceIds.map((id) => byId.get(id) as SwebenchRecord);
-}
-
-/** The record as its dataset row (the `extra` fields back at top level, eval spec in wire shape). */
-function recordToJson(record: SwebenchRecord): Record<string, unknown> {
-  const { extra, polar_spec: spec, ...known } = record;
-  const json: Record<string, unknown> = { ...extra, ...known, FAIL_TO_PASS: [...record.FAIL_TO_PASS], PASS_TO_PASS: [...record.PASS_TO_PASS] };
-  if (spec !== undefined) {
-    json.polar_spec = {
-      test_cmd: spec.testCmd,
-      activate: spec.activate,
-      eval_commands: spec.evalCommands,
-      install: spec.install,
-      log_parser: spec.logParser,
-      repo_directory: spec.repoDirectory,
-    };
-  }
-  return json;
-}
-
-async function resolveServedModel(upstream: StartedRolloutUpstream): Promise<string> {
-  const client = new UpstreamClient({ baseUrl: upstream.url, idleTimeoutMs: 30_000 });
-  try {
-    const id = (await client.listModels()).data[0]?.id;
-    if (id === undefined) throw new UsageError(`the upstream ${upstream.url} lists no models`);
-    return id;
-  } finally {
-    client.close();
-  }
 }
 
 function countingRecorder(inner: CallRecorder, addTokens: (tokens: number) => void): CallRecorder {

@@ -4,7 +4,7 @@ import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
 import type { HarnessSession } from '../harness/render-harness-session.js';
 import type { LoadedHarness } from '../harness/harness-manifest.js';
 import type { ContainerHandle, ContainerLimits, ContainerRuntime, ExecResult } from '../runtime/container-runtime.js';
-import type { RunRepository, RunSessionRow, SessionOutcome } from '../store/run-repository.js';
+import type { RunRepository, RunSessionRow, SessionOutcome, SessionStage } from '../store/run-repository.js';
 import type { RolloutEventListener } from './rollout-events.js';
 
 /** Where things are mounted inside every session container. */
@@ -55,4 +55,10 @@ export interface RanSession extends PreparedSession {
   result?: ExecResult;
   /** The fresh evaluation container, started while the agent ran (undefined if it could not start). */
   evalContainer?: Promise<EvalContainer | undefined>;
+}
+
+/** Moves a session to a stage: persisted first, then reported. */
+export function enterStage(env: SessionEnvironment, session: RunSessionRow, stage: SessionStage): void {
+  env.runs.setStage(session.id, stage);
+  env.emit({ type: 'session-stage', sessionId: session.id, instanceId: session.instanceId, sampleIndex: session.sampleIndex, stage });
 }

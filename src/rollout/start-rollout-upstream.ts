@@ -13,8 +13,13 @@ export interface StartedRolloutUpstream {
   close(): Promise<void>;
 }
 
+/** True when the spec names polar's simulator (`sim` or `sim:<policy>`). */
+export function isSimulatorSpec(spec: string): boolean {
+  return spec === 'sim' || spec.startsWith('sim:');
+}
+
 export async function startRolloutUpstream(spec: string, records: readonly SwebenchRecord[]): Promise<StartedRolloutUpstream> {
-  if (spec === 'sim' || spec.startsWith('sim:')) {
+  if (isSimulatorSpec(spec)) {
     const policySpec = spec === 'sim' ? 'noop' : spec.slice('sim:'.length);
     if (policySpec === 'oracle' && records.length === 0) {
       throw new UsageError('sim:oracle needs the tasks it solves', 'Use it with polar rollout, or give the dataset: sim:oracle:<dataset.jsonl>.');

@@ -5,10 +5,13 @@ import type { AssistantPart, CanonicalResponse, StreamEvent } from '../providers
 import { mapFinishReason } from './map-finish-reason.js';
 import type { ChatCompletionChunkWire } from './vllm-api-types.js';
 
-interface ToolCallState {
-  id: string;
-  name: string;
-  arguments: string;
+type ToolCallPart = Extract<AssistantPart, { type: 'tool-call' }>;
+
+/** Appends in place: the arrays grow with every chunk, so copying them would be quadratic. */
+function appendAll(target: number[] | null, values: readonly number[]): number[] {
+  const array = target ?? [];
+  for (const value of values) array.push(value);
+  return array;
 }
 
 export class ChatStreamDecoder {
@@ -25,7 +28,8 @@ export class ChatStreamDecoder {
   private completionTokens: number | null = null;
   /** Assistant parts in production order; consecutive deltas of one kind extend the last part. */
   private readonly parts: AssistantPart[] = [];
-  private readonly toolCalls = new Map<number, ToolCallState>();
+  /** The tool-call parts by upstream index; their `arguments` grow as fragments arrive. */
+  private readonly toolCalls = new Map<number, ToolCallPart>();
 
   /** True once a chunk carried `prompt_token_ids` (vLLM sends them in the first chunk). */
   get hasPromptTokenIds(): boolean {
@@ -39,7 +43,7 @@ export class ChatStreamDecoder {
 
   push(chunk: ChatCompletionChunkWire): StreamEvent[] {
     const events: StreamEvent[] = [];
-    if (chunk.prompt_token_ids) this.promptTokenIds = [...(this.promptTokenIds ?? []), ...chunk.prompt_token_ids];
+    if (chunk.prompt_token_ids) this.promptTokenIds = appendAll(this.promptTokenIds, chunk.prompt_token_ids);
     if (!this.started) {
       this.started = true;
       this.id = chunk.id;
@@ -55,7 +59,7 @@ export class ChatStreamDecoder {
     }
     for (const choice of chunk.choices ?? []) {
       if (choice.index !== 0) continue; // polar never asks for n > 1
-      if (choice.token_ids) this.tokenIds = [...(this.tokenIds ?? []), ...choice.token_ids];
+      if (choice.token_ids) this.tokenIds = appendAll(this.tokenIds, choice.token_ids);
       const entries = choice.logprobs?.content;
       if (entries) {
         this.logprobs ??= [];
@@ -79,16 +83,16 @@ export class ChatStreamDecoder {
       events.push({ type: 'text-delta', text: delta.content });
     }
     for (const call of delta.tool_calls ?? []) {
-      let state = this.toolCalls.get(call.index);
-      if (state === undefined) {
-        state = { id: call.id ?? `call_${this.id}_${call.index}`, name: call.function?.name ?? '', arguments: '' };
-        this.toolCalls.set(call.index, state);
-        this.parts.push({ type: 'tool-call', id: state.id, name: state.name, arguments: '' });
-        events.push({ type: 'tool-call-start', index: call.index, id: state.id, name: state.name });
+      let part = this.toolCalls.get(call.index);
+      if (part === undefined) {
+        part = { type: 'tool-call', id: call.id ?? `call_${this.id}_${call.index}`, name: call.function?.name ?? '', arguments: '' };
+        this.toolCalls.set(call.index, part);
+        this.parts.push(part);
+        events.push({ type: 'tool-call-start', index: call.index, id: part.id, name: part.name });
       }
       const fragment = call.function?.arguments;
       if (fragment) {
-        state.arguments += fragment;
+        part.arguments += fragment;
         events.push({ type: 'tool-call-delta', index: call.index, argumentsDelta: fragment });
       }
     }
@@ -115,33 +119,27 @@ export class ChatStreamDecoder {
 
   /** The assistant turn assembled so far. */
   response(): CanonicalResponse {
-    const content = this.parts.map((part): AssistantPart => {
-      if (part.type !== 'tool-call') return { ...part };
-      const state = [...this.toolCalls.values()].find((call) => call.id === part.id);
-      return { ...part, arguments: state?.arguments ?? part.arguments };
-    });
+    const content = this.parts.map((part): AssistantPart => ({ ...part }));
     return {
       id: this.id,
       model: this.model,
       content,
       stopReason: mapFinishReason(this.finishReason),
       rawFinishReason: this.finishReason,
-      usage: {
-        inputTokens: this.promptTokens ?? this.promptTokenIds?.length ?? 0,
-        outputTokens: this.completionTokens ?? this.tokenIds?.length ?? 0,
-      },
+      usage: this.usage(),
       created: this.created,
     };
   }
 
   /** The closing event, emitted by the gateway after the capture is committed. */
   endEvent(): StreamEvent {
-    const response = this.response();
+    return { type: 'message-end', stopReason: mapFinishReason(this.finishReason), rawFinishReason: this.finishReason, usage: this.usage() };
+  }
+
+  private usage(): CanonicalResponse['usage'] {
     return {
-      type: 'message-end',
-      stopReason: response.stopReason,
-      rawFinishReason: response.rawFinishReason,
-      usage: response.usage,
+      inputTokens: this.promptTokens ?? this.promptTokenIds?.length ?? 0,
+      outputTokens: this.completionTokens ?? this.tokenIds?.length ?? 0,
     };
   }
 }
