@@ -103,7 +103,7 @@ export function reduceDashboard(state: DashboardState, event: DashboardEvent): D
     case 'run-end': {
       // The store's totals are the truth; nothing is in flight once the run has ended.
       const statusCounts = Object.fromEntries(DASHBOARD_STATUSES.map((status) => [status, event.counts[status] ?? 0])) as Record<SessionStatus, number>;
-      const ended = DASHBOARD_STATUSES.reduce((sum, status) => sum + statusCounts[status], 0);
+      const ended = countEnded(statusCounts);
       const totalSessions = Math.max(state.totalSessions, ended);
       const stageCounts = { ...zeroCounts(DASHBOARD_STAGES), queued: totalSessions - ended, done: ended };
       return { ...state, totalSessions, stageCounts, statusCounts, finished: { wallMs: event.wallMs } };
@@ -117,8 +117,11 @@ export function reduceDashboard(state: DashboardState, event: DashboardEvent): D
 
 /** Sessions that reached `done`, for the progress bar. */
 export function countDoneSessions(state: DashboardState): number {
-  const ended = DASHBOARD_STATUSES.reduce((sum, status) => sum + state.statusCounts[status], 0);
-  return Math.max(state.stageCounts.done, ended);
+  return Math.max(state.stageCounts.done, countEnded(state.statusCounts));
+}
+
+function countEnded(statusCounts: Readonly<Record<SessionStatus, number>>): number {
+  return DASHBOARD_STATUSES.reduce((sum, status) => sum + statusCounts[status], 0);
 }
 
 function moveSession(state: DashboardState, sessionId: number, stage: SessionStage): DashboardState {

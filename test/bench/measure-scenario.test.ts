@@ -1,31 +1,20 @@
 // Scenario runs: warm-up per target, then targets interleaved round by round; any failure aborts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeVllmUpstream } from './fake-vllm-upstream.js';
+import { describe, expect, it } from 'vitest';
 import { measureScenario, type Scenario } from './measure-scenario.js';
-import { startPassthroughProxy } from './passthrough-proxy.js';
-import type { RunningServer } from './run-as-process.js';
+import { useProxiedUpstream } from './use-proxied-upstream.js';
 
 const SCENARIO: Scenario = { label: 'JSON c=2', stream: false, concurrency: 2, rounds: 3, requestsPerRound: 4, warmupRequests: 2 };
 
 describe('measureScenario', () => {
-  let upstream: RunningServer;
-  let proxy: RunningServer;
-  beforeAll(async () => {
-    upstream = await startFakeVllmUpstream();
-    proxy = await startPassthroughProxy(upstream.url);
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await upstream.close();
-  });
+  const servers = useProxiedUpstream();
 
   it('warms every target up, then interleaves them A B A B ... and keeps per-round samples', async () => {
     const order: string[] = [];
     const samples = await measureScenario({
       scenario: SCENARIO,
       targets: [
-        { name: 'a', url: `${upstream.url}/v1/chat/completions` },
-        { name: 'b', url: `${proxy.url}/v1/chat/completions` },
+        { name: 'a', url: `${servers.upstream.url}/v1/chat/completions` },
+        { name: 'b', url: `${servers.proxy.url}/v1/chat/completions` },
       ],
       body: Buffer.from('{"stream":false}'),
       headersFor: () => ({}),
@@ -46,7 +35,7 @@ describe('measureScenario', () => {
     await expect(
       measureScenario({
         scenario: SCENARIO,
-        targets: [{ name: 'broken', url: `${upstream.url}/v1/nope` }],
+        targets: [{ name: 'broken', url: `${servers.upstream.url}/v1/nope` }],
         body: Buffer.from('{}'),
         headersFor: () => ({}),
       }),

@@ -1,29 +1,18 @@
 // The floor proxy and the fake upstream, in process: the proxy forwards bytes unchanged, JSON and SSE.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fakeChatCompletion, fakeModelList, fakeSseFrames } from './fake-vllm-completion.js';
-import { startFakeVllmUpstream } from './fake-vllm-upstream.js';
 import { startPassthroughProxy } from './passthrough-proxy.js';
-import type { RunningServer } from './run-as-process.js';
+import { useProxiedUpstream } from './use-proxied-upstream.js';
 
 describe('fake vLLM upstream behind the pass-through proxy', () => {
-  let upstream: RunningServer;
-  let proxy: RunningServer;
-
-  beforeAll(async () => {
-    upstream = await startFakeVllmUpstream();
-    proxy = await startPassthroughProxy(upstream.url);
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await upstream.close();
-  });
+  const servers = useProxiedUpstream();
 
   const post = (base: string, body: unknown): Promise<Response> =>
     fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   it.each([
-    { name: 'direct', base: () => upstream.url },
-    { name: 'through the proxy', base: () => proxy.url },
+    { name: 'direct', base: () => servers.upstream.url },
+    { name: 'through the proxy', base: () => servers.proxy.url },
   ])('$name: JSON, SSE and /v1/models answer the canned bodies', async ({ base }) => {
     const json = await post(base(), { model: 'm', messages: [], stream: false });
     expect(json.status).toBe(200);
@@ -41,7 +30,7 @@ describe('fake vLLM upstream behind the pass-through proxy', () => {
     { name: 'unknown path', path: '/v1/completions', body: '{}', status: 404 },
     { name: 'invalid JSON', path: '/v1/chat/completions', body: '{', status: 400 },
   ])('forwards the upstream error for $name', async ({ path, body, status }) => {
-    const response = await fetch(`${proxy.url}${path}`, { method: 'POST', body });
+    const response = await fetch(`${servers.proxy.url}${path}`, { method: 'POST', body });
     expect(response.status).toBe(status);
     await response.arrayBuffer();
   });

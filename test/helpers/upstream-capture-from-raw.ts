@@ -25,10 +25,10 @@ export function captureFromUpstreamBytes(bytes: Buffer, stream: boolean): RawCap
   for (const line of text.split('\n')) {
     if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
     const chunk = JSON.parse(line.slice(6)) as ChatCompletionChunkWire;
-    if (chunk.prompt_token_ids) promptTokenIds = [...(promptTokenIds ?? []), ...chunk.prompt_token_ids];
+    if (chunk.prompt_token_ids) (promptTokenIds ??= []).push(...chunk.prompt_token_ids);
     for (const choice of chunk.choices) {
-      if (choice.token_ids) tokenIds = [...(tokenIds ?? []), ...choice.token_ids];
-      if (choice.logprobs?.content) logprobs = [...(logprobs ?? []), ...choice.logprobs.content.map((entry) => entry.logprob)];
+      if (choice.token_ids) (tokenIds ??= []).push(...choice.token_ids);
+      if (choice.logprobs?.content) (logprobs ??= []).push(...choice.logprobs.content.map((entry) => entry.logprob));
     }
   }
   return { promptTokenIds, tokenIds, logprobs };

@@ -205,25 +205,3 @@ export function pyJsonFromJs(value: unknown): PyJson {
   }
   throw new TypeError(`Cannot represent a ${typeof value} as JSON.`);
 }
-
-/** Converts PyJson back to a plain JavaScript value (ints beyond 2^53 lose precision). */
-export function pyJsonToJs(value: PyJson): unknown {
-  switch (value.type) {
-    case 'null':
-      return null;
-    case 'bool':
-    case 'float':
-    case 'str':
-      return value.value;
-    case 'int':
-      return Number(value.digits);
-    case 'list':
-      return value.items.map(pyJsonToJs);
-    case 'dict':
-      return Object.fromEntries([...value.entries].map(([k, v]) => [k, pyJsonToJs(v)]));
-    default: {
-      const never: never = value;
-      return never;
-    }
-  }
-}

@@ -37,6 +37,8 @@ const SEGMENT_CACHE_CHARS = 16 * 1024 * 1024;
 const segmentCache = new Map<string, readonly number[]>();
 let segmentCacheChars = 0;
 const utf8 = new TextEncoder();
+/** For one-shot decodes only (no `stream` option, so no state survives a call). */
+const oneShotDecoder = new TextDecoder('utf-8');
 
 function load(): LoadedTokenizer {
   if (loaded) return loaded;
@@ -144,7 +146,7 @@ export function tokenPiece(id: number): string {
 
 /** A token decoded on its own, invalid UTF-8 replaced by U+FFFD (what vLLM puts in logprobs.token). */
 export function tokenText(id: number): string {
-  return new TextDecoder('utf-8').decode(tokenBytes(id));
+  return oneShotDecoder.decode(tokenBytes(id));
 }
 
 /** Decodes ids to text (special tokens kept), invalid UTF-8 replaced by U+FFFD, like HF decode. */
@@ -153,11 +155,6 @@ export function decodeTokens(ids: readonly number[]): string {
   let text = '';
   for (const id of ids) text += decoder.decode(tokenBytes(id), { stream: true });
   return text + decoder.decode();
-}
-
-/** Number of entries in the tokenizer vocabulary (byte-level plus added tokens). */
-export function qwenVocabSize(): number {
-  return load().vocab.length;
 }
 
 /**

@@ -225,20 +225,23 @@ function modelList(o: ResolvedOptions, created: number): { object: 'list'; data:
   };
 }
 
+type Handler = (req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats) => Promise<void> | void;
+
+const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Handler }> = {
+  '/health': { method: 'GET', run: (_req, res) => void res.writeHead(200, { 'content-length': 0 }).end() },
+  '/version': { method: 'GET', run: (_req, res) => sendJson(res, 200, { version: SIM_VERSION }) },
+  '/v1/models': { method: 'GET', run: (_req, res, o) => sendJson(res, 200, modelList(o, Math.floor(Date.now() / 1000))) },
+  '/v1/chat/completions': { method: 'POST', run: handleChat },
+  '/tokenize': { method: 'POST', run: handleTokenize },
+  '/detokenize': { method: 'POST', run: handleDetokenize },
+};
+
 async function route(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://sim').pathname;
-  const routes: Record<string, { method: string; run: () => Promise<void> | void }> = {
-    '/health': { method: 'GET', run: () => void res.writeHead(200, { 'content-length': 0 }).end() },
-    '/version': { method: 'GET', run: () => sendJson(res, 200, { version: SIM_VERSION }) },
-    '/v1/models': { method: 'GET', run: () => sendJson(res, 200, modelList(o, Math.floor(Date.now() / 1000))) },
-    '/v1/chat/completions': { method: 'POST', run: () => handleChat(req, res, o, stats) },
-    '/tokenize': { method: 'POST', run: () => handleTokenize(req, res, o) },
-    '/detokenize': { method: 'POST', run: () => handleDetokenize(req, res, o) },
-  };
-  const target = Object.hasOwn(routes, path) ? routes[path] : undefined;
+  const target = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
   if (!target) return sendJson(res, 404, { detail: 'Not Found' });
   if (req.method !== target.method) return sendJson(res, 405, { detail: 'Method Not Allowed' });
-  await target.run();
+  await target.run(req, res, o, stats);
 }
 
 /** Starts the simulator; resolves once it listens. */

@@ -45,17 +45,18 @@ export function logprobEntries(ids: readonly number[], topK: number, asIds: bool
   return ids.map((id, position) => {
     const token = tokenLabel(id, asIds);
     const logprob = sampledLogprob(position, id);
+    const bytes = bytesOf(token);
     const top =
       topK > 0
         ? [
-            { token, logprob, bytes: bytesOf(token) },
+            { token, logprob, bytes },
             ...alternativeLogprobs(position, id, topK - 1).map((alt) => {
               const altToken = tokenLabel(alt.id, asIds);
               return { token: altToken, logprob: alt.logprob, bytes: bytesOf(altToken) };
             }),
           ]
         : [];
-    return { token, logprob, bytes: bytesOf(token), top_logprobs: top };
+    return { token, logprob, bytes, top_logprobs: top };
   });
 }
 

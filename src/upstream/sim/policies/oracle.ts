@@ -26,12 +26,14 @@ interface ShellTool {
 }
 
 export function oraclePolicy(tasks: readonly OracleTask[]): Policy {
+  // Each task's problem statement, normalized once rather than on every request.
+  const needles = tasks.map((task) => ({ task, needle: normalize(task.problemStatement).slice(0, 200) }));
   return (request) => {
     const alreadyApplied = request.messages.some(
       (message) => message.role === 'assistant' && (message.tool_calls ?? []).some((call) => JSON.stringify(call.function.arguments ?? '').includes(ORACLE_MARKER)),
     );
     if (alreadyApplied) return { content: ORACLE_DONE_TEXT };
-    const task = findTask(request, tasks);
+    const task = findTask(request, needles);
     if (task === undefined) {
       return { content: `${ORACLE_MARKER}: no task of this run matches the conversation, so there is nothing to apply.` };
     }
@@ -50,10 +52,10 @@ export function applyPatchCommand(patch: string): string {
   return `cat > /tmp/${ORACLE_MARKER}.patch <<'POLAR_ORACLE_EOF'\n${body}POLAR_ORACLE_EOF\ngit apply --whitespace=nowarn /tmp/${ORACLE_MARKER}.patch && echo ${ORACLE_MARKER}: applied`;
 }
 
-function findTask(request: SimChatRequest, tasks: readonly OracleTask[]): OracleTask | undefined {
-  if (tasks.length === 1) return tasks[0];
+function findTask(request: SimChatRequest, needles: readonly { task: OracleTask; needle: string }[]): OracleTask | undefined {
+  if (needles.length === 1) return needles[0]?.task;
   const conversation = normalize(request.messages.map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? ''))).join('\n'));
-  return tasks.find((task) => conversation.includes(normalize(task.problemStatement).slice(0, 200)));
+  return needles.find(({ needle }) => conversation.includes(needle))?.task;
 }
 
 function normalize(text: string): string {
