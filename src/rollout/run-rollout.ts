@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { chmod } from 'node:fs/promises';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import type { CallRecorder } from '../capture/call-record.js';
+import { observeRecorder } from '../capture/observe-recorder.js';
 import { UsageError } from '../errors.js';
 import { instanceImageName } from '../eval/swebench/instance-image-name.js';
 import { loadDataset } from '../eval/swebench/load-dataset.js';
@@ -150,7 +150,7 @@ async function execute(
   const socketDir = mkdtempSync(path.join(tmpdir(), 'polar-gw-'));
   const all = store.runs.sessions(run.id);
   const metrics = createMetricsTracker(all);
-  const recorder: CallRecorder = countingRecorder(createStoreRecorder(store, { simulated: upstream.simulated }), metrics.addTokens);
+  const recorder = observeRecorder(createStoreRecorder(store, { simulated: upstream.simulated }), (record) => metrics.addTokens(record.capture.tokenIds?.length ?? 0));
   const gateway = createGateway({ upstreamUrl: upstream.url, recorder });
   let ticker: NodeJS.Timeout | undefined;
   let counts: Partial<Record<SessionStatus, number>> = {};
@@ -285,17 +285,6 @@ function selectRecords(dataset: SwebenchRecord[], instanceIds: string[] | undefi
     throw new UsageError(`--instance ${missing.join(', ')} not in the dataset`, `The dataset has ${dataset.length} instances, e.g. ${dataset.slice(0, 3).map((record) => record.instance_id).join(', ')}.`);
   }
   return instanceIds.map((id) => byId.get(id) as SwebenchRecord);
-}
-
-function countingRecorder(inner: CallRecorder, addTokens: (tokens: number) => void): CallRecorder {
-  return {
-    findSession: (key) => inner.findSession(key),
-    recordCall(record) {
-      const id = inner.recordCall(record);
-      addTokens(record.capture.tokenIds?.length ?? 0);
-      return id;
-    },
-  };
 }
 
 function countStatuses(store: Store, runId: number): Partial<Record<SessionStatus, number>> {
