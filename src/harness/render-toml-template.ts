@@ -10,7 +10,7 @@ interface Segment {
 }
 
 /** Splits single-line TOML into code, comments and string bodies (quotes excluded from bodies). */
-export function splitTomlTemplate(text: string, templateName = 'template'): Segment[] {
+function splitTomlTemplate(text: string, templateName = 'template'): Segment[] {
   if (text.includes('"""') || text.includes("'''")) {
     throw new HarnessManifestError(`TOML template ${templateName} uses multi-line strings, which polar templates do not support`);
   }
@@ -39,18 +39,11 @@ export function splitTomlTemplate(text: string, templateName = 'template'): Segm
         } else current += char;
         break;
       case 'basic-string':
-        if (char === '\\') {
+      case 'literal-string':
+        if (kind === 'basic-string' && char === '\\') {
           current += char + (text[index + 1] ?? '');
           index += 1;
-        } else if (char === '"') {
-          flush('code');
-          segments.push({ kind: 'code', text: char });
-        } else if (char === '\n') {
-          throw new HarnessManifestError(`TOML template ${templateName} has an unterminated string`);
-        } else current += char;
-        break;
-      case 'literal-string':
-        if (char === "'") {
+        } else if (char === (kind === 'basic-string' ? '"' : "'")) {
           flush('code');
           segments.push({ kind: 'code', text: char });
         } else if (char === '\n') {
@@ -68,18 +61,21 @@ export function splitTomlTemplate(text: string, templateName = 'template'): Segm
 
 /** Problems that make a TOML template unsafe to render: placeholders outside basic strings. */
 export function checkTomlTemplate(text: string, templateName = 'template'): string[] {
-  return splitTomlTemplate(text, templateName)
-    .filter((segment) => segment.kind === 'code' || segment.kind === 'literal-string')
-    .flatMap((segment) => findPlaceholders(segment.text))
-    .map((name) => `{${name}} in ${templateName} is outside a "double-quoted" string`);
+  return placeholderProblems(splitTomlTemplate(text, templateName), templateName);
 }
 
 export function renderTomlTemplate(text: string, values: TemplateValues, templateName = 'template'): string {
-  const problems = checkTomlTemplate(text, templateName);
+  const segments = splitTomlTemplate(text, templateName);
+  const problems = placeholderProblems(segments, templateName);
   if (problems.length > 0) throw new HarnessManifestError(problems.join('; '));
-  return splitTomlTemplate(text, templateName)
-    .map((segment) => (segment.kind === 'basic-string' ? substituteTemplate(segment.text, values, escapeTomlBasicString) : segment.text))
-    .join('');
+  return segments.map((segment) => (segment.kind === 'basic-string' ? substituteTemplate(segment.text, values, escapeTomlBasicString) : segment.text)).join('');
+}
+
+function placeholderProblems(segments: readonly Segment[], templateName: string): string[] {
+  return segments
+    .filter((segment) => segment.kind === 'code' || segment.kind === 'literal-string')
+    .flatMap((segment) => findPlaceholders(segment.text))
+    .map((name) => `{${name}} in ${templateName} is outside a "double-quoted" string`);
 }
 
 /** The body of a TOML basic string holding `value` (TOML 1.0, "Basic strings"). */

@@ -30,6 +30,8 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
 
 class DockerRuntime implements ContainerRuntime {
   readonly endpoint: string;
+  /** This process's owner labels, read once (hostname and /proc/self/stat do not change). */
+  private owner: Record<string, string> | undefined;
 
   constructor(
     private readonly docker: Docker,
@@ -65,7 +67,7 @@ class DockerRuntime implements ContainerRuntime {
 
   async createContainer(spec: ContainerSpec): Promise<ContainerHandle> {
     this.refuseEngineSocket(spec);
-    const labels = { ...spec.labels, ...ownerLabels(currentOwner()) };
+    const labels = { ...spec.labels, ...(this.owner ??= ownerLabels(currentOwner())) };
     let container: Docker.Container;
     try {
       container = await this.docker.createContainer({

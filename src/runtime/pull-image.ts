@@ -39,7 +39,7 @@ export async function pullImage(docker: Docker, ref: string, endpoint: string, o
 }
 
 /** Maps one engine progress line to a PullProgressEvent. */
-export function toEvent(progress: EngineProgress): PullProgressEvent {
+function toEvent(progress: EngineProgress): PullProgressEvent {
   const event: PullProgressEvent = { id: progress.id ?? '', status: progress.status ?? '' };
   const detail = progress.progressDetail;
   if (typeof detail?.current === 'number') event.current = detail.current;

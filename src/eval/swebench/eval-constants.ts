@@ -14,9 +14,8 @@ export const BAD_CODES = [APPLY_PATCH_FAIL, RESET_FAILED, TESTS_ERROR, TESTS_TIM
 
 /** Where the model patch is copied in the container before the apply commands run. */
 export const CONTAINER_PATCH_PATH = '/tmp/patch.diff';
-/** Where eval.sh is copied; it is run as `/bin/bash /eval.sh` with stderr merged into stdout. */
+/** Where eval.sh is copied; it is run as `bash /eval.sh 2>&1` (stderr merged into stdout). */
 export const CONTAINER_EVAL_SCRIPT_PATH = '/eval.sh';
-export const EVAL_SCRIPT_COMMAND: readonly string[] = ['/bin/bash', CONTAINER_EVAL_SCRIPT_PATH];
 /** Working directory (and conda env name, `testbed`) of the official images. */
 export const TESTBED_DIRECTORY = '/testbed';
 /** Default eval.sh timeout (`--timeout`), seconds. */

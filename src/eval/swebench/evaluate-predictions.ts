@@ -18,18 +18,12 @@ export type EvalRunEvent =
   | { type: 'eval-start'; runId: string; model: string; total: number; toRun: number; emptyPatch: number; concurrency: number; reportDir: string }
   | { type: 'image-pull'; instanceId: string; image: string; progress: PullProgressEvent }
   | { type: 'instance-start'; instanceId: string; image: string }
-  | {
+  | ({
       type: 'instance-end';
-      instanceId: string;
-      outcome: EvalOutcome;
-      /** True when report.json already existed for this run id and the instance was not run again. */
-      cached: boolean;
-      timings: EvalTimings;
-      error?: string;
       /** Instances finished so far (empty patches included), and how many there are. */
       done: number;
       of: number;
-    }
+    } & EvaluatedInstance)
   | { type: 'eval-end'; summary: SummaryReport; summaryPath: string; wallMs: number };
 
 export interface EvaluatePredictionsOptions {
@@ -56,6 +50,7 @@ export interface EvaluatePredictionsOptions {
 export interface EvaluatedInstance {
   instanceId: string;
   outcome: EvalOutcome;
+  /** True when report.json already existed for this run id and the instance was not run again. */
   cached: boolean;
   timings: EvalTimings;
   error?: string;
@@ -128,8 +123,7 @@ export async function evaluatePredictions(options: EvaluatePredictionsOptions): 
         evaluated = { instanceId, outcome: result.outcome, cached: false, timings: result.timings, ...(result.error !== undefined ? { error: result.error } : {}) };
       }
       done += 1;
-      const { error } = evaluated;
-      onEvent?.({ type: 'instance-end', instanceId, outcome: evaluated.outcome, cached: evaluated.cached, timings: evaluated.timings, ...(error !== undefined ? { error } : {}), done, of });
+      onEvent?.({ type: 'instance-end', ...evaluated, done, of });
       return evaluated;
     },
     signal,

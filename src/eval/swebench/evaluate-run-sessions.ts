@@ -23,18 +23,7 @@ export type SessionEvalEvent =
   | { type: 'sessions-start'; runId: number; runName: string; toEvaluate: number; skipped: number; concurrency: number }
   | { type: 'image-pull'; sessionId: number; instanceId: string; image: string; progress: PullProgressEvent }
   | { type: 'session-eval-start'; sessionId: number; instanceId: string; sampleIndex: number }
-  | {
-      type: 'session-eval-end';
-      sessionId: number;
-      instanceId: string;
-      sampleIndex: number;
-      outcome: EvalOutcome;
-      reward: number | null;
-      timings: EvalTimings;
-      error?: string;
-      done: number;
-      of: number;
-    };
+  | ({ type: 'session-eval-end'; done: number; of: number } & EvaluatedSession);
 
 export interface RunSessionsEvalOptions {
   concurrency: number;

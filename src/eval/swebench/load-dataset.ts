@@ -1,8 +1,7 @@
 // Reads a SWE-bench dataset file (JSON array, single JSON object, or JSONL) into records.
-import { readFile } from 'node:fs/promises';
 import { DataError } from '../../errors.js';
 import { parseSwebenchRecord } from './parse-swebench-record.js';
-import { readJsonRecords } from './read-json-records.js';
+import { readDataFile, readJsonRecords } from './read-json-records.js';
 import type { SwebenchRecord } from './swebench-record.js';
 
 /** Parses dataset text; `sourceName` (usually the path) prefixes every error message. */
@@ -22,11 +21,5 @@ export function parseDatasetText(text: string, sourceName: string): SwebenchReco
 
 /** Reads and parses a dataset file. */
 export async function loadDataset(path: string): Promise<SwebenchRecord[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new DataError(`Cannot read dataset file ${path}: ${(error as Error).message}.`, 'Check the path; polar reads SWE-bench rows as .json or .jsonl.', { cause: error });
-  }
-  return parseDatasetText(text, path);
+  return parseDatasetText(await readDataFile(path, 'dataset', 'Check the path; polar reads SWE-bench rows as .json or .jsonl.'), path);
 }

@@ -1,8 +1,7 @@
 // Reads a predictions file: JSONL, a JSON list, or a JSON dict keyed by instance_id (SWE-agent preds.json).
-import { readFile } from 'node:fs/promises';
 import { DataError } from '../../errors.js';
 import { describeJson, fieldError, isJsonObject, requireString } from './record-fields.js';
-import { readJsonRecords, type JsonRecord } from './read-json-records.js';
+import { readDataFile, readJsonRecords, type JsonRecord } from './read-json-records.js';
 
 /** One prediction. Field names are the official ones (a wire format). */
 export interface Prediction {
@@ -37,13 +36,7 @@ export function parsePredictionsText(text: string, sourceName: string): Predicti
 
 /** Reads and parses a predictions file. */
 export async function loadPredictions(path: string): Promise<Prediction[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new DataError(`Cannot read predictions file ${path}: ${(error as Error).message}.`, 'Check the path (or pass the literal "gold").', { cause: error });
-  }
-  return parsePredictionsText(text, path);
+  return parsePredictionsText(await readDataFile(path, 'predictions', 'Check the path (or pass the literal "gold").'), path);
 }
 
 /** The `-p gold` predictions: each record's own patch, model name `gold`. */

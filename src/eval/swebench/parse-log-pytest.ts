@@ -8,13 +8,18 @@ import { startsWithStatus, type TestStatusMap } from './test-status.js';
  * whitespace, e.g. parameters like `[a - b]`, are cut at the first space, as upstream.
  */
 export function parseLogPytest(log: string): TestStatusMap {
+  return parsePytestSummary(log, (id) => id);
+}
+
+/** The parseLogPytest loop, with each test id passed through `testName` before it is stored. */
+export function parsePytestSummary(log: string, testName: (id: string) => string): TestStatusMap {
   const statusMap: TestStatusMap = new Map();
   for (const rawLine of log.split('\n')) {
     if (!startsWithStatus(rawLine)) continue;
     const line = rawLine.startsWith('FAILED') ? rawLine.replaceAll(' - ', ' ') : rawLine;
     const tokens = pythonSplit(line);
     if (tokens.length <= 1) continue;
-    statusMap.set(tokens[1]!, tokens[0]!);
+    statusMap.set(testName(tokens[1]!), tokens[0]!);
   }
   return statusMap;
 }

@@ -1,4 +1,5 @@
-// Splits a JSON (array or single object) or JSONL text into records, each with a location for errors.
+// Reads a JSON (array or single object) or JSONL data file and splits it into records, each with a location for errors.
+import { readFile } from 'node:fs/promises';
 import { DataError } from '../../errors.js';
 
 /** One parsed JSON value and where it came from: `file.jsonl:12` or `file.json record 3`. */
@@ -41,6 +42,15 @@ export function readJsonRecords(text: string, sourceName: string): { records: Js
     records.push({ value: parsed.value, where });
   });
   return { records, shape: 'lines' };
+}
+
+/** Reads a data file's text; a failure is a DataError `Cannot read <kind> file <path>: <why>.` with `hint`. */
+export async function readDataFile(path: string, kind: string, hint: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new DataError(`Cannot read ${kind} file ${path}: ${(error as Error).message}.`, hint, { cause: error });
+  }
 }
 
 function firstNonBlankLine(text: string): number {
