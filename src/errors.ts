@@ -85,6 +85,14 @@ export class DataError extends PolarError {
   }
 }
 
+/** The user stopped the work (Ctrl-C, SIGTERM); exit code 130. */
+export class CancelledError extends PolarError {
+  override name = 'CancelledError';
+  constructor(message: string, hint?: string, options?: { cause?: unknown }) {
+    super(message, 'cancelled', EXIT_CODES.cancelled, hint, options);
+  }
+}
+
 /** A bug in polar. */
 export class InternalError extends PolarError {
   override name = 'InternalError';

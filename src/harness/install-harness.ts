@@ -4,7 +4,7 @@ import { chmod, copyFile, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/
 import path from 'node:path';
 import { execa } from 'execa';
 import { resolveCacheDir } from '../config/paths.js';
-import { EXIT_CODES, PolarError } from '../errors.js';
+import { CancelledError } from '../errors.js';
 import { harnessBundleDir, harnessBundlePaths, type InstallMarker } from './harness-cache.js';
 import { HarnessInstallError } from './harness-errors.js';
 import { isHarnessInstalled } from './is-harness-installed.js';
@@ -101,7 +101,7 @@ export async function installHarness(name: string, options: InstallHarnessOption
     return { name, dir, reportedVersion, alreadyInstalled: false };
   } catch (error) {
     if (options.signal?.aborted) {
-      throw new PolarError(`installing harness ${name} was cancelled`, 'cancelled', EXIT_CODES.cancelled, undefined, { cause: error });
+      throw new CancelledError(`installing harness ${name} was cancelled`, undefined, { cause: error });
     }
     throw error;
   } finally {

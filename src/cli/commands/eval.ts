@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { resolveDbPath } from '../../config/paths.js';
-import { EXIT_CODES, PolarError, UsageError } from '../../errors.js';
+import { CancelledError, PolarError, UsageError } from '../../errors.js';
 import type { EvalTimings } from '../../eval/swebench/evaluate-instance.js';
 import { evaluatePredictions, type EvalRunEvent } from '../../eval/swebench/evaluate-predictions.js';
 import { evaluateRunSessions, type SessionEvalEvent } from '../../eval/swebench/evaluate-run-sessions.js';
@@ -59,7 +59,7 @@ export function registerEvalCommand(program: Command): void {
       } catch (error) {
         if (error instanceof PolarError) throw error;
         if (error instanceof Error && /^interrupted by/.test(error.message)) {
-          throw new PolarError(`evaluation ${error.message}`, 'cancelled', EXIT_CODES.cancelled, 'Containers were removed; instances with a report.json are kept and not re-run with the same --run-id.');
+          throw new CancelledError(`evaluation ${error.message}`, 'Containers were removed; instances with a report.json are kept and not re-run with the same --run-id.');
         }
         throw error;
       }

@@ -1,7 +1,7 @@
 // `polar rollout`: run a harness on SWE-bench-format tasks, one session per task and sample.
 import type { Command } from 'commander';
 import { resolveCacheDir, resolveDbPath } from '../../config/paths.js';
-import { EXIT_CODES, PolarError, UsageError } from '../../errors.js';
+import { CancelledError, UsageError } from '../../errors.js';
 import type { RolloutEvent } from '../../rollout/rollout-events.js';
 import type { PipelineSizes } from '../../rollout/run-pipeline.js';
 import { resumeRollout, runRollout, type RolloutResult } from '../../rollout/run-rollout.js';
@@ -90,7 +90,7 @@ export function registerRolloutCommand(program: Command): void {
         await dashboard?.close();
         if (dashboard) for (const line of ['', ...summaryLines(result)]) printLine(line);
         if (result.run.status === 'interrupted') {
-          throw new PolarError(`run ${result.run.name} was interrupted`, 'cancelled', EXIT_CODES.cancelled, `Continue it with: polar rollout --resume ${result.run.name}`);
+          throw new CancelledError(`run ${result.run.name} was interrupted`, `Continue it with: polar rollout --resume ${result.run.name}`);
         }
       } finally {
         await dashboard?.close();

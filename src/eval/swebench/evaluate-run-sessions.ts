@@ -118,18 +118,11 @@ function skipReason(session: RunSessionRow, reevaluate: boolean): string | undef
 }
 
 /**
- * The task's stored row as a record. Rows stored by `polar rollout` carry the parsed record, whose
- * `polar_spec` has camelCase keys; they are mapped back to the dataset's snake_case first. Throws a
- * DataError (naming the run database and task) when the row is not a usable SWE-bench record.
+ * The task's stored row (a dataset row, written with recordToRow) as a record. Throws a DataError
+ * (naming the run database and task) when the row is not a usable SWE-bench record.
  */
 export function recordFromTask(task: TaskRow, dbPath: string): SwebenchRecord {
-  const row: Record<string, unknown> = { ...task.record };
-  const spec = row['polar_spec'];
-  if (spec !== null && typeof spec === 'object' && !Array.isArray(spec) && 'testCmd' in spec) {
-    const keys: Record<string, string> = { testCmd: 'test_cmd', evalCommands: 'eval_commands', logParser: 'log_parser', repoDirectory: 'repo_directory' };
-    row['polar_spec'] = Object.fromEntries(Object.entries(spec).map(([key, value]) => [keys[key] ?? key, value]));
-  }
-  const record = parseSwebenchRecord(row, `${dbPath} task ${task.id}`);
+  const record = parseSwebenchRecord(task.record, `${dbPath} task ${task.id}`);
   makeEvalScript(record);
   resolveLogParser(record);
   return record;
