@@ -12,6 +12,3 @@ export const anthropicMessagesAdapter: ProtocolAdapter = {
   createStreamEncoder: createAnthropicStreamEncoder,
   renderError: renderAnthropicError,
 };
-
-export { parseAnthropicCountTokensRequest } from './convert-anthropic-request.js';
-export { renderCountTokens } from './render-count-tokens.js';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 const optionalNumber = z.number().nullish();
 
 /** A content block before its type is known; each type is validated by the converter. */
-export const anthropicBlockSchema = z.looseObject({ type: z.string() });
+const anthropicBlockSchema = z.looseObject({ type: z.string() });
 
 export const anthropicTextBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
 
@@ -60,13 +60,13 @@ export const anthropicSearchResultBlockSchema = z.looseObject({
 
 const contentSchema = z.union([z.string(), z.array(anthropicBlockSchema)]);
 
-export const anthropicMessageSchema = z.looseObject({
+const anthropicMessageSchema = z.looseObject({
   /** `system` entries come from Claude Code's mid-conversation-system beta. */
   role: z.enum(['user', 'assistant', 'system']),
   content: contentSchema,
 });
 
-export const anthropicToolSchema = z.looseObject({
+const anthropicToolSchema = z.looseObject({
   name: z.string(),
   /** Absent or `custom` for client tools; anything else is a server/built-in tool. */
   type: z.string().nullish(),

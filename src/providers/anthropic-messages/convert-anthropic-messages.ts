@@ -1,6 +1,8 @@
 // Anthropic `system` and `messages` to canonical messages, block by block, keeping block order.
 import type { AssistantPart, CanonicalMessage, ContentPart } from '../canonical.js';
+import { parseWireValue } from '../parse-wire-value.js';
 import { RequestError } from '../request-error.js';
+import { restoreToolArguments } from '../tool-arguments.js';
 import {
   anthropicDocumentBlockSchema,
   anthropicImageBlockSchema,
@@ -12,8 +14,6 @@ import {
   type AnthropicWireBlock,
   type AnthropicWireMessage,
 } from './anthropic-request-schema.js';
-import { parseWireValue } from './parse-wire-value.js';
-import { restoreToolArguments } from './tool-arguments.js';
 
 const WHAT = 'Anthropic Messages request';
 

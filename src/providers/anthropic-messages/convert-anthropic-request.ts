@@ -1,5 +1,6 @@
 // Anthropic Messages request body (POST /v1/messages, also count_tokens) to a CanonicalRequest.
 import type { CanonicalMessage, CanonicalRequest, CanonicalTool, SamplingParams, ToolChoice } from '../canonical.js';
+import { parseWireValue } from '../parse-wire-value.js';
 import { RequestError } from '../request-error.js';
 import {
   anthropicCountTokensRequestSchema,
@@ -8,7 +9,6 @@ import {
   type AnthropicWireTool,
 } from './anthropic-request-schema.js';
 import { convertAnthropicMessages, convertAnthropicSystem } from './convert-anthropic-messages.js';
-import { parseWireValue } from './parse-wire-value.js';
 
 /**
  * Parses a `/v1/messages` body. Contract: throws `RequestError` (with the field path) for a missing

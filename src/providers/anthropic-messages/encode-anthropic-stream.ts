@@ -1,6 +1,9 @@
 // Canonical stream events to Anthropic Messages SSE frames (message_start ... message_stop).
 import type { CanonicalRequest, GatewayErrorBody, StreamEvent } from '../canonical.js';
 import type { StreamEncoder } from '../protocol-adapter.js';
+import { guardStreamSequence, StreamSequenceError } from '../stream-sequence-error.js';
+import { toolArgumentsJson } from '../tool-arguments.js';
+import { ToolCallBuffer } from '../tool-call-buffer.js';
 import type { AnthropicContentBlock, AnthropicContentDelta } from './anthropic-api-types.js';
 import { createThinkingSignature } from './create-thinking-signature.js';
 import { encodeAnthropicSse } from './encode-anthropic-sse.js';
@@ -8,17 +11,8 @@ import { mapAnthropicStopReason } from './map-anthropic-stop-reason.js';
 import { renderAnthropicError } from './render-anthropic-error.js';
 import { renderAnthropicUsage } from './render-anthropic-response.js';
 import { toAnthropicMessageId } from './to-anthropic-message-id.js';
-import { toolArgumentsJson } from './tool-arguments.js';
 
 type OpenBlock = { kind: 'text'; index: number } | { kind: 'thinking'; index: number; text: string };
-
-interface PendingToolCall {
-  /** Canonical tool-call index. */
-  index: number;
-  id: string;
-  name: string;
-  arguments: string;
-}
 
 /**
  * Block rules: a new content block starts whenever the kind of output changes (reasoning, text,
@@ -41,19 +35,13 @@ class AnthropicStreamEncoder implements StreamEncoder {
   #state: 'before-start' | 'streaming' | 'ended' = 'before-start';
   #nextBlockIndex = 0;
   #open: OpenBlock | undefined;
-  #pendingToolCalls: PendingToolCall[] = [];
-  #sentToolIndexes = new Set<number>();
+  readonly #toolCalls = new ToolCallBuffer((index) => `arguments for tool call ${index} arrived after its tool_use block was sent`);
 
   constructor(private readonly model: string) {}
 
   encode(event: StreamEvent): string {
     if (this.#state === 'ended') return '';
-    try {
-      return this.#encode(event);
-    } catch (error) {
-      if (!(error instanceof StreamSequenceError)) throw error;
-      return this.error({ kind: 'internal', status: 500, message: `polar could not encode the stream: ${error.message}` });
-    }
+    return guardStreamSequence(() => this.#encode(event), (error) => this.error(error));
   }
 
   #encode(event: StreamEvent): string {
@@ -65,9 +53,10 @@ class AnthropicStreamEncoder implements StreamEncoder {
       case 'text-delta':
         return this.#delta('text', event.text);
       case 'tool-call-start':
-        return this.#startToolCall(event.index, event.id, event.name);
+        this.#toolCalls.start(event.index, event.id, event.name);
+        return this.#closeOpenBlock();
       case 'tool-call-delta':
-        this.#pendingToolCall(event.index).arguments += event.argumentsDelta;
+        this.#toolCalls.append(event.index, event.argumentsDelta);
         return '';
       case 'message-end':
         return this.#end(event);
@@ -111,27 +100,8 @@ class AnthropicStreamEncoder implements StreamEncoder {
     return frames + this.#blockDelta(open.index, { type: 'text_delta', text });
   }
 
-  #startToolCall(index: number, id: string, name: string): string {
-    if (this.#sentToolIndexes.has(index) || this.#pendingToolCalls.some((call) => call.index === index)) {
-      throw new StreamSequenceError(`tool-call-start for index ${index} came twice`);
-    }
-    const frames = this.#closeOpenBlock();
-    this.#pendingToolCalls.push({ index, id, name, arguments: '' });
-    return frames;
-  }
-
-  #pendingToolCall(index: number): PendingToolCall {
-    const call = this.#pendingToolCalls.find((pending) => pending.index === index);
-    if (call !== undefined) return call;
-    throw new StreamSequenceError(
-      this.#sentToolIndexes.has(index)
-        ? `arguments for tool call ${index} arrived after its tool_use block was sent`
-        : `tool-call-delta for index ${index} without a tool-call-start`,
-    );
-  }
-
   #end(event: Extract<StreamEvent, { type: 'message-end' }>): string {
-    const hasToolCalls = this.#pendingToolCalls.length > 0 || this.#sentToolIndexes.size > 0;
+    const hasToolCalls = this.#toolCalls.hasCalls;
     const frames = this.#closeOpenBlock() + this.#flushToolCalls();
     this.#state = 'ended';
     return (
@@ -166,7 +136,7 @@ class AnthropicStreamEncoder implements StreamEncoder {
 
   #flushToolCalls(): string {
     let frames = '';
-    for (const call of this.#pendingToolCalls) {
+    for (const call of this.#toolCalls.take()) {
       const index = this.#nextBlockIndex++;
       frames +=
         encodeAnthropicSse({
@@ -176,20 +146,13 @@ class AnthropicStreamEncoder implements StreamEncoder {
         }) +
         this.#blockDelta(index, { type: 'input_json_delta', partial_json: toolArgumentsJson(call.arguments) }) +
         encodeAnthropicSse({ type: 'content_block_stop', index });
-      this.#sentToolIndexes.add(call.index);
     }
-    this.#pendingToolCalls = [];
     return frames;
   }
 
   #blockDelta(index: number, delta: AnthropicContentDelta): string {
     return encodeAnthropicSse({ type: 'content_block_delta', index, delta });
   }
-}
-
-/** An event sequence the encoder cannot render faithfully. */
-class StreamSequenceError extends Error {
-  override readonly name = 'StreamSequenceError';
 }
 
 function assertNever(value: never): never {

@@ -11,6 +11,7 @@ import type { AnthropicStopReason } from './anthropic-api-types.js';
 export function mapAnthropicStopReason(reason: StopReason, hasToolCalls: boolean): AnthropicStopReason {
   switch (reason) {
     case 'stop':
+    case 'other':
       return hasToolCalls ? 'tool_use' : 'end_turn';
     case 'tool-calls':
       return 'tool_use';
@@ -18,8 +19,6 @@ export function mapAnthropicStopReason(reason: StopReason, hasToolCalls: boolean
       return 'max_tokens';
     case 'content-filter':
       return 'refusal';
-    case 'other':
-      return hasToolCalls ? 'tool_use' : 'end_turn';
     default:
       return assertNever(reason);
   }

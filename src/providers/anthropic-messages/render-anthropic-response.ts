@@ -1,10 +1,10 @@
 // A complete canonical response as an Anthropic Messages JSON body (non-streaming).
 import type { AssistantPart, CanonicalRequest, CanonicalResponse, Usage } from '../canonical.js';
+import { parseToolArguments } from '../tool-arguments.js';
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicUsage } from './anthropic-api-types.js';
 import { createThinkingSignature } from './create-thinking-signature.js';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason.js';
 import { toAnthropicMessageId } from './to-anthropic-message-id.js';
-import { parseToolArguments } from './tool-arguments.js';
 
 /**
  * `model` echoes the name the client asked for (Claude Code keys context window and pricing on

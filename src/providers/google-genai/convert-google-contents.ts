@@ -1,7 +1,7 @@
 // Google `contents` (user / model turns of parts) to canonical messages, keeping part order.
 import type { AssistantPart, CanonicalMessage, ContentPart } from '../canonical.js';
 import { RequestError } from '../request-error.js';
-import { restoreToolArguments } from '../anthropic-messages/tool-arguments.js';
+import { restoreToolArguments } from '../tool-arguments.js';
 import type { GoogleWireContent, GoogleWirePart } from './google-request-schema.js';
 
 const WHAT = 'Google generateContent request';

@@ -1,8 +1,8 @@
 // Google generateContent request body (model and streaming from the URL path) to a CanonicalRequest.
 import type { CanonicalMessage, CanonicalRequest, CanonicalTool, SamplingParams, ToolChoice } from '../canonical.js';
 import type { RequestContext } from '../protocol-adapter.js';
+import { parseWireValue } from '../parse-wire-value.js';
 import { RequestError } from '../request-error.js';
-import { parseWireValue } from '../anthropic-messages/parse-wire-value.js';
 import { convertGoogleContents, convertGoogleSystemInstruction } from './convert-google-contents.js';
 import { convertGoogleSchema } from './convert-google-schema.js';
 import {

@@ -1,4 +1,5 @@
 // Google's OpenAPI-subset `Schema` (function `parameters`) to plain JSON Schema.
+import { isJsonObject } from '../tool-arguments.js';
 
 /** Integer fields the proto declares as int64, which JSON carries as strings ("5"). */
 const INT64_FIELDS = new Set(['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties']);
@@ -21,7 +22,7 @@ export function convertGoogleSchema(schema: Record<string, unknown>): Record<str
       case 'nullable':
         break;
       case 'properties':
-        out.properties = isObject(value) ? mapValues(value, convertNode) : value;
+        out.properties = isJsonObject(value) ? mapValues(value, convertNode) : value;
         break;
       case 'items':
         out.items = convertNode(value);
@@ -43,13 +44,9 @@ export function convertGoogleSchema(schema: Record<string, unknown>): Record<str
 }
 
 function convertNode(value: unknown): unknown {
-  return isObject(value) ? convertGoogleSchema(value) : value;
+  return isJsonObject(value) ? convertGoogleSchema(value) : value;
 }
 
 function mapValues(record: Record<string, unknown>, map: (value: unknown) => unknown): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value)]));
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

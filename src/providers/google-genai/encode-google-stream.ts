@@ -1,19 +1,13 @@
 // Canonical stream events to Google `:streamGenerateContent?alt=sse` chunks.
 import type { CanonicalRequest, GatewayErrorBody, StreamEvent } from '../canonical.js';
 import type { StreamEncoder } from '../protocol-adapter.js';
-import { parseToolArguments } from '../anthropic-messages/tool-arguments.js';
+import { guardStreamSequence, StreamSequenceError } from '../stream-sequence-error.js';
+import { parseToolArguments } from '../tool-arguments.js';
+import { ToolCallBuffer } from '../tool-call-buffer.js';
 import type { GoogleCandidate, GoogleGenerateContentResponse, GooglePart } from './google-api-types.js';
 import { mapGoogleFinishReason } from './map-google-finish-reason.js';
 import { renderGoogleError } from './render-google-error.js';
 import { renderGoogleUsage } from './render-google-response.js';
-
-interface PendingToolCall {
-  /** Canonical tool-call index. */
-  index: number;
-  id: string;
-  name: string;
-  arguments: string;
-}
 
 /**
  * Every chunk is `data: <GenerateContentResponse JSON>\r\n\r\n` (Google's own framing; the genai
@@ -35,19 +29,13 @@ export function createGoogleStreamEncoder(request: CanonicalRequest): StreamEnco
 class GoogleStreamEncoder implements StreamEncoder {
   #state: 'before-start' | 'streaming' | 'ended' = 'before-start';
   #responseId = '';
-  #pendingToolCalls: PendingToolCall[] = [];
-  #sentToolIndexes = new Set<number>();
+  readonly #toolCalls = new ToolCallBuffer((index) => `arguments for function call ${index} arrived after the call was sent`);
 
   constructor(private readonly model: string) {}
 
   encode(event: StreamEvent): string {
     if (this.#state === 'ended') return '';
-    try {
-      return this.#encode(event);
-    } catch (error) {
-      if (!(error instanceof StreamSequenceError)) throw error;
-      return this.error({ kind: 'internal', status: 500, message: `polar could not encode the stream: ${error.message}` });
-    }
+    return guardStreamSequence(() => this.#encode(event), (error) => this.error(error));
   }
 
   error(error: GatewayErrorBody): string {
@@ -69,13 +57,10 @@ class GoogleStreamEncoder implements StreamEncoder {
       case 'text-delta':
         return event.text === '' ? '' : this.#flushToolCalls() + this.#chunk({ parts: [{ text: event.text }] });
       case 'tool-call-start':
-        if (this.#sentToolIndexes.has(event.index) || this.#pendingToolCalls.some((call) => call.index === event.index)) {
-          throw new StreamSequenceError(`tool-call-start for index ${event.index} came twice`);
-        }
-        this.#pendingToolCalls.push({ index: event.index, id: event.id, name: event.name, arguments: '' });
+        this.#toolCalls.start(event.index, event.id, event.name);
         return '';
       case 'tool-call-delta':
-        this.#pendingToolCall(event.index).arguments += event.argumentsDelta;
+        this.#toolCalls.append(event.index, event.argumentsDelta);
         return '';
       case 'message-end': {
         this.#state = 'ended';
@@ -91,28 +76,15 @@ class GoogleStreamEncoder implements StreamEncoder {
     }
   }
 
-  #pendingToolCall(index: number): PendingToolCall {
-    const call = this.#pendingToolCalls.find((pending) => pending.index === index);
-    if (call !== undefined) return call;
-    throw new StreamSequenceError(
-      this.#sentToolIndexes.has(index)
-        ? `arguments for function call ${index} arrived after the call was sent`
-        : `tool-call-delta for index ${index} without a tool-call-start`,
-    );
-  }
-
   #flushToolCalls(): string {
     const parts = this.#takeToolCallParts();
     return parts.length === 0 ? '' : this.#chunk({ parts });
   }
 
   #takeToolCallParts(): GooglePart[] {
-    const parts = this.#pendingToolCalls.map((call): GooglePart => {
-      this.#sentToolIndexes.add(call.index);
-      return { functionCall: { id: call.id, name: call.name, args: parseToolArguments(call.arguments) } };
-    });
-    this.#pendingToolCalls = [];
-    return parts;
+    return this.#toolCalls
+      .take()
+      .map((call): GooglePart => ({ functionCall: { id: call.id, name: call.name, args: parseToolArguments(call.arguments) } }));
   }
 
   #chunk(options: {
@@ -131,11 +103,6 @@ class GoogleStreamEncoder implements StreamEncoder {
     if (options.usage !== undefined) chunk.usageMetadata = renderGoogleUsage(options.usage);
     return `data: ${JSON.stringify(chunk)}\r\n\r\n`;
   }
-}
-
-/** An event sequence the encoder cannot render faithfully. */
-class StreamSequenceError extends Error {
-  override readonly name = 'StreamSequenceError';
 }
 
 function assertNever(value: never): never {

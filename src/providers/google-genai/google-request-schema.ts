@@ -8,7 +8,7 @@ const jsonObject = z.record(z.string(), z.unknown());
 const inlineDataSchema = z.looseObject({ mimeType: z.string(), data: z.string() });
 const fileDataSchema = z.looseObject({ mimeType: z.string().nullish(), fileUri: z.string() });
 
-export const googlePartSchema = z.looseObject({
+const googlePartSchema = z.looseObject({
   text: z.string().nullish(),
   /** A thought summary (reasoning); only meaningful in `model` turns. */
   thought: z.boolean().nullish(),
@@ -30,13 +30,13 @@ export const googlePartSchema = z.looseObject({
     .nullish(),
 });
 
-export const googleContentSchema = z.looseObject({
+const googleContentSchema = z.looseObject({
   /** `user` (default), `model`, or the legacy `function` role for function responses. */
   role: z.string().nullish(),
   parts: z.array(googlePartSchema),
 });
 
-export const googleFunctionDeclarationSchema = z.looseObject({
+const googleFunctionDeclarationSchema = z.looseObject({
   name: z.string(),
   description: z.string().nullish(),
   /** OpenAPI-subset schema (upper-case types). */

@@ -1,6 +1,6 @@
 // A complete canonical response as a Google GenerateContentResponse (non-streaming).
 import type { AssistantPart, CanonicalRequest, CanonicalResponse, Usage } from '../canonical.js';
-import { parseToolArguments } from '../anthropic-messages/tool-arguments.js';
+import { parseToolArguments } from '../tool-arguments.js';
 import type { GoogleGenerateContentResponse, GooglePart, GoogleUsageMetadata } from './google-api-types.js';
 import { mapGoogleFinishReason } from './map-google-finish-reason.js';
 
@@ -23,7 +23,7 @@ export function renderGoogleResponse(response: CanonicalResponse, request: Canon
   };
 }
 
-export function renderGooglePart(part: AssistantPart): GooglePart[] {
+function renderGooglePart(part: AssistantPart): GooglePart[] {
   switch (part.type) {
     case 'text':
       return part.text === '' ? [] : [{ text: part.text }];

@@ -1,10 +1,10 @@
 // An OpenAI Chat Completions request body to a CanonicalRequest (plus the one stream option
 // the canonical model does not carry).
 import type { CanonicalRequest, CanonicalTool, SamplingParams, ToolChoice } from '../canonical.js';
+import { parseRequestBody } from '../parse-request-body.js';
 import { RequestError } from '../request-error.js';
 import { convertOpenAIChatMessages } from './convert-openai-chat-messages.js';
 import { openAIChatRequestSchema, type OpenAIChatRequestWire } from './openai-chat-schemas.js';
-import { parseRequestBody } from './parse-request-body.js';
 
 export interface ConvertedChatRequest {
   request: CanonicalRequest;

@@ -47,7 +47,7 @@ const toolMessage = z.looseObject({
 /** Legacy `function` role; rejected by the converter with a hint. */
 const functionMessage = z.looseObject({ role: z.literal('function') });
 
-export const chatMessageSchema = z.discriminatedUnion('role', [
+const chatMessageSchema = z.discriminatedUnion('role', [
   systemMessage,
   developerMessage,
   userMessage,

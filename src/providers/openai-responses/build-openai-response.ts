@@ -46,7 +46,7 @@ export function mapOpenAIResponsesStatus(stopReason: StopReason): Pick<ResponseO
   }
 }
 
-export function renderResponsesUsage(usage: Usage): ResponsesUsageWire {
+function renderResponsesUsage(usage: Usage): ResponsesUsageWire {
   return {
     input_tokens: usage.inputTokens,
     input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },

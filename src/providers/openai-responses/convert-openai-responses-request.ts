@@ -1,7 +1,7 @@
 // An OpenAI Responses request body to a CanonicalRequest, plus the settings the Response object
 // echoes back (the canonical model does not carry them).
 import type { CanonicalMessage, CanonicalRequest, CanonicalTool, SamplingParams, ToolChoice } from '../canonical.js';
-import { parseRequestBody } from '../openai-chat/parse-request-body.js';
+import { parseRequestBody } from '../parse-request-body.js';
 import { RequestError } from '../request-error.js';
 import { convertOpenAIResponsesInput } from './convert-openai-responses-input.js';
 import type { ResponsesEchoWire, ResponsesFunctionToolOutWire, ResponsesToolChoiceWire } from './openai-responses-api-types.js';

@@ -43,7 +43,7 @@ const reasoningItem = z.looseObject({
 /** A reference to a stored item; rejected by the converter (polar is stateless). */
 const itemReference = z.looseObject({ type: z.literal('item_reference') });
 
-export const responsesInputItemSchema = z.discriminatedUnion('type', [
+const responsesInputItemSchema = z.discriminatedUnion('type', [
   messageItem,
   functionCallItem,
   functionCallOutputItem,
@@ -85,4 +85,3 @@ export const openAIResponsesRequestSchema = z.looseObject({
 
 export type OpenAIResponsesRequestWire = z.infer<typeof openAIResponsesRequestSchema>;
 export type ResponsesInputItemWire = z.infer<typeof responsesInputItemSchema>;
-export type ResponsesFunctionToolWire = z.infer<typeof responsesFunctionToolSchema>;

@@ -48,7 +48,7 @@ function appendPart(output: ResponsesOutputItemWire[], part: AssistantPart, item
 }
 
 /** A cut-off turn (length, content filter) marks the item that was being written as incomplete. */
-export function markLastItem(output: ResponsesOutputItemWire[], status: ResponsesItemStatusWire): void {
+function markLastItem(output: ResponsesOutputItemWire[], status: ResponsesItemStatusWire): void {
   const last = output[output.length - 1];
   if (last !== undefined && last.type !== 'reasoning') last.status = status;
 }

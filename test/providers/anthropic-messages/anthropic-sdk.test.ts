@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CanonicalResponse, GatewayErrorBody, StreamEvent } from '../../../src/providers/canonical.js';
 import { anthropicMessagesAdapter } from '../../../src/providers/anthropic-messages/anthropic-messages-adapter.js';
 import { createThinkingSignature } from '../../../src/providers/anthropic-messages/create-thinking-signature.js';
-import { type CannedServer, serveCannedResponse } from './serve-canned-response.js';
+import { renderAnswer } from '../../helpers/serve-adapter.js';
+import { type CannedServer, serveCannedResponse } from '../../helpers/serve-canned-response.js';
 
 const adapter = anthropicMessagesAdapter;
 let server: CannedServer | undefined;
@@ -43,20 +44,16 @@ const expectedContent = [
 ];
 
 async function serveStream(events: StreamEvent[], midStreamError?: GatewayErrorBody): Promise<Anthropic> {
-  server = await serveCannedResponse((request) => {
-    const encoder = adapter.createStreamEncoder(adapter.parseRequest(request.body, {}));
-    const chunks = events.map((event) => encoder.encode(event)).filter((chunk) => chunk !== '');
-    if (midStreamError !== undefined) chunks.push(encoder.error(midStreamError));
-    return { status: 200, contentType: 'text/event-stream', chunks };
-  });
+  server = await serveCannedResponse((request) =>
+    renderAnswer(adapter, { kind: 'stream', events, failWith: midStreamError }, () => adapter.parseRequest(request.body, {})),
+  );
   return new Anthropic({ baseURL: server.baseUrl, apiKey: 'polar-session-key', maxRetries: 0 });
 }
 
 async function serveError(error: GatewayErrorBody): Promise<Anthropic> {
-  server = await serveCannedResponse(() => {
-    const rendered = adapter.renderError(error);
-    return { status: rendered.status, contentType: 'application/json', chunks: [JSON.stringify(rendered.body)] };
-  });
+  server = await serveCannedResponse((request) =>
+    renderAnswer(adapter, { kind: 'error', error }, () => adapter.parseRequest(request.body, {})),
+  );
   return new Anthropic({ baseURL: server.baseUrl, apiKey: 'polar-session-key', maxRetries: 0 });
 }
 
@@ -131,11 +128,9 @@ describe('@anthropic-ai/sdk against the Anthropic adapter', () => {
       usage: { inputTokens: 5, outputTokens: 6 },
       created: 1,
     };
-    server = await serveCannedResponse((request) => ({
-      status: 200,
-      contentType: 'application/json',
-      chunks: [JSON.stringify(adapter.renderResponse(response, adapter.parseRequest(request.body, {})))],
-    }));
+    server = await serveCannedResponse((request) =>
+      renderAnswer(adapter, { kind: 'json', response }, () => adapter.parseRequest(request.body, {})),
+    );
     const client = new Anthropic({ baseURL: server.baseUrl, apiKey: 'k', maxRetries: 0 });
     const message = await client.messages.create(params);
     expect(message.content).toMatchObject([

@@ -1,10 +1,11 @@
 // The official @google/genai SDK parses what the Google adapter produces (served on 127.0.0.1).
 import { ApiError, GoogleGenAI, type GenerateContentResponse } from '@google/genai';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CanonicalResponse, GatewayErrorBody, StreamEvent } from '../../../src/providers/canonical.js';
+import type { CanonicalRequest, CanonicalResponse, GatewayErrorBody, StreamEvent } from '../../../src/providers/canonical.js';
 import type { RequestContext } from '../../../src/providers/protocol-adapter.js';
 import { googleGenAIAdapter } from '../../../src/providers/google-genai/google-genai-adapter.js';
-import { type CannedServer, type RecordedRequest, serveCannedResponse } from '../anthropic-messages/serve-canned-response.js';
+import { renderAnswer } from '../../helpers/serve-adapter.js';
+import { type CannedServer, type RecordedRequest, serveCannedResponse } from '../../helpers/serve-canned-response.js';
 
 const adapter = googleGenAIAdapter;
 let server: CannedServer | undefined;
@@ -49,17 +50,18 @@ function routeContext(request: RecordedRequest): RequestContext {
   return { pathModel: decodeURIComponent(match?.[1] ?? ''), pathStream: match?.[2] === 'streamGenerateContent' };
 }
 
+function parseRouted(request: RecordedRequest): CanonicalRequest {
+  return adapter.parseRequest(request.body, routeContext(request));
+}
+
 function client(): GoogleGenAI {
   return new GoogleGenAI({ apiKey: 'polar-session-key', httpOptions: { baseUrl: server?.baseUrl ?? '' } });
 }
 
 async function serveStream(events: StreamEvent[], midStreamError?: GatewayErrorBody): Promise<GoogleGenAI> {
-  server = await serveCannedResponse((request) => {
-    const encoder = adapter.createStreamEncoder(adapter.parseRequest(request.body, routeContext(request)));
-    const chunks = events.map((event) => encoder.encode(event)).filter((chunk) => chunk !== '');
-    if (midStreamError !== undefined) chunks.push(encoder.error(midStreamError));
-    return { status: 200, contentType: 'text/event-stream', chunks };
-  });
+  server = await serveCannedResponse((request) =>
+    renderAnswer(adapter, { kind: 'stream', events, failWith: midStreamError }, () => parseRouted(request)),
+  );
   return client();
 }
 
@@ -119,11 +121,7 @@ describe('@google/genai against the Google adapter', () => {
       usage: { inputTokens: 3, outputTokens: 2 },
       created: 1,
     };
-    server = await serveCannedResponse((request) => ({
-      status: 200,
-      contentType: 'application/json',
-      chunks: [JSON.stringify(adapter.renderResponse(response, adapter.parseRequest(request.body, routeContext(request))))],
-    }));
+    server = await serveCannedResponse((request) => renderAnswer(adapter, { kind: 'json', response }, () => parseRouted(request)));
     const answer = await client().models.generateContent(params);
     expect(answer.text).toBe('Hello.');
     expect(answer.candidates?.[0]?.content?.parts).toStrictEqual([{ text: 'short', thought: true }, { text: 'Hello.' }]);
@@ -139,10 +137,7 @@ describe('@google/genai against the Google adapter', () => {
   ];
 
   it.each(errorCases)('an error body with status $status becomes an ApiError', async (error) => {
-    server = await serveCannedResponse(() => {
-      const rendered = adapter.renderError(error);
-      return { status: rendered.status, contentType: 'application/json', chunks: [JSON.stringify(rendered.body)] };
-    });
+    server = await serveCannedResponse((request) => renderAnswer(adapter, { kind: 'error', error }, () => parseRouted(request)));
     const failure = await client()
       .models.generateContent(params)
       .catch((thrown: unknown) => thrown);

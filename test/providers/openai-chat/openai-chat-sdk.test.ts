@@ -2,7 +2,7 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openAIChatAdapter } from '../../../src/providers/openai-chat/openai-chat-adapter.js';
-import { type AdapterServer, type Answer, serveAdapter } from './serve-adapter.js';
+import { type AdapterServer, type Answer, serveAdapter } from '../../helpers/serve-adapter.js';
 import { READ_ARGS_A, READ_ARGS_B, REASONING_TEXT_TWO_TOOLS, REASONING_TEXT_TWO_TOOLS_RESPONSE } from './stream-scenarios.js';
 
 let server: AdapterServer | undefined;

@@ -3,7 +3,7 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openAIResponsesAdapter } from '../../../src/providers/openai-responses/openai-responses-adapter.js';
-import { type AdapterServer, type Answer, serveAdapter } from '../openai-chat/serve-adapter.js';
+import { type AdapterServer, type Answer, serveAdapter } from '../../helpers/serve-adapter.js';
 import { READ_ARGS_A, READ_ARGS_B, REASONING_TEXT_TWO_TOOLS, REASONING_TEXT_TWO_TOOLS_RESPONSE, TRUNCATED_TEXT } from '../openai-chat/stream-scenarios.js';
 
 let server: AdapterServer | undefined;

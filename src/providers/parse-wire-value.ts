@@ -1,7 +1,7 @@
 // Validates one inbound wire value with a zod schema and turns the first issue into a RequestError.
-// Shared by the Anthropic and Google adapters (a candidate for src/providers/ once a third needs it).
+// Shared by the Anthropic and Google adapters.
 import type { z } from 'zod';
-import { RequestError } from '../request-error.js';
+import { RequestError } from './request-error.js';
 
 /**
  * Parses `value` with `schema`. Contract: returns the parsed value or throws `RequestError` whose

@@ -4,7 +4,7 @@ import {
   parseToolArguments,
   restoreToolArguments,
   toolArgumentsJson,
-} from '../../../src/providers/anthropic-messages/tool-arguments.js';
+} from '../../src/providers/tool-arguments.js';
 
 describe('tool arguments', () => {
   const cases = [

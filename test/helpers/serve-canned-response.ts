@@ -1,5 +1,5 @@
 // A tiny HTTP server on 127.0.0.1:0 that answers every request with canned chunks, so the real
-// client SDKs can parse what the adapters produce. Shared by the Anthropic and Google SDK tests.
+// client SDKs can parse what the adapters produce (see serve-adapter.ts for the adapter answers).
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

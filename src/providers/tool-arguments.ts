@@ -1,5 +1,4 @@
 // Tool-call arguments between canonical JSON text and the object form Anthropic and Google require.
-// Shared by both adapters (a candidate for src/providers/ once a third protocol needs it).
 
 /**
  * Key that wraps arguments which are not a JSON object. The model's text is never repaired: a
@@ -7,7 +6,7 @@
  * reports a tool-input validation error to the model, as it would for any malformed call), and
  * `restoreToolArguments` turns the replayed object back into the exact text the model produced.
  */
-export const RAW_ARGUMENTS_KEY = '_polar_raw_arguments';
+const RAW_ARGUMENTS_KEY = '_polar_raw_arguments';
 
 /**
  * Arguments as an object. Empty or whitespace-only text is `{}` (the usual encoding of "no

@@ -1,20 +1,11 @@
 // Validates an inbound request body with a zod schema and turns the first problem into a
 // RequestError that names the offending field (`messages[2].content`), for both OpenAI adapters.
 import type { z } from 'zod';
-import { RequestError } from '../request-error.js';
+import { joinWirePath } from './parse-wire-value.js';
+import { RequestError } from './request-error.js';
 
 type Issue = z.core.$ZodIssue;
 type PathKey = PropertyKey;
-
-/** `['messages', 2, 'content']` becomes `messages[2].content`. */
-export function formatFieldPath(path: readonly PathKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
-  return out;
-}
 
 /**
  * For a union mismatch, zod reports one issue list per branch. The branch that got deepest
@@ -47,7 +38,7 @@ export function parseRequestBody<T>(schema: z.ZodType<T>, body: unknown, at: rea
   const first = result.error.issues[0];
   if (first === undefined) throw new RequestError('Invalid request body.');
   const { path, message } = resolveIssue(first);
-  const field = formatFieldPath([...at, ...path]);
+  const field = joinWirePath('', [...at, ...path]);
   if (field === '') throw new RequestError(`Invalid request body: ${message}.`);
   throw new RequestError(`Invalid request body at ${field}: ${message}.`, field);
 }
