@@ -147,7 +147,7 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
     return null;
   }
 
-  const withRaw = format === 'sft' || (format === 'polar' && options.messages !== false);
+  const withRaw = format === 'polar' && options.messages !== false;
   // Calls of earlier attempts (infrastructure retries, resumed crashes) are kept in the store, never trained on.
   const all = store.calls.listBySession(session.id, { withRaw });
   const stored = all.filter((call) => call.seq >= session.firstCallSeq);
@@ -158,8 +158,10 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
 
   if (build.rows.length === 0) return 'no-trainable-calls';
   if (format === 'sft') {
+    // Only the last call of the longest row is rendered: read its raw bytes alone, not every call's.
     const last = longestRow(build.rows)?.callIds.at(-1);
-    const conversation = last === undefined ? null : readCallConversation(byId.get(last)!);
+    const call = last === undefined ? undefined : store.calls.get(last, { withRaw: true });
+    const conversation = call === undefined ? null : readCallConversation(call);
     if (conversation === null) return 'no-conversation';
     await write(
       shapeSftRecord({

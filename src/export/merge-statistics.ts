@@ -1,7 +1,6 @@
 // How well a run's sessions merge: rows per session for both builders, masked fraction, drift splits.
 import { NotFoundError } from '../errors.js';
 import type { Store } from '../store/open-store.js';
-import { buildPerRequest } from '../trajectory/build-per-request.js';
 import { buildPrefixMerging } from '../trajectory/build-prefix-merging.js';
 import type { BuilderOptions, TrajectoryCall } from '../trajectory/trajectory-call.js';
 import type { SplitReason, SplitRecord, TrajectoryBuild } from '../trajectory/trajectory-row.js';
@@ -63,7 +62,10 @@ export interface MergeStatistics {
 }
 
 export interface MergeStatisticsAccumulator {
-  /** Builds the session with both builders (both verify token fidelity) and adds it. */
+  /**
+   * Builds the session with prefix_merging (which verifies token fidelity) and adds it. per_request rows
+   * are not built: that builder makes exactly one row per trainable call.
+   */
   add(sessionId: number, calls: readonly TrajectoryCall[]): SessionMergeStatistics;
   result(): MergeStatistics;
 }
@@ -94,7 +96,6 @@ export function createMergeStatistics(options?: Partial<BuilderOptions>): MergeS
 
   return {
     add(sessionId, calls) {
-      const perRequest = buildPerRequest(sessionId, calls);
       const merged = buildPrefixMerging(sessionId, calls, options);
       const { diagnostics } = merged;
       for (const split of diagnostics.splits) {
@@ -109,7 +110,7 @@ export function createMergeStatistics(options?: Partial<BuilderOptions>): MergeS
         sessionId,
         calls: calls.length,
         trainableCalls: diagnostics.trainableCalls,
-        perRequestRows: perRequest.rows.length,
+        perRequestRows: diagnostics.trainableCalls,
         prefixMergingRows: merged.rows.length,
         tokensTrained: diagnostics.tokensTrained,
         tokensMasked: diagnostics.tokensMasked,

@@ -62,7 +62,7 @@ export function planRunExport(runName: string, sessions: readonly RunSessionRow[
   });
 }
 
-export function rlFormat(format: ExportFormat): boolean {
+function rlFormat(format: ExportFormat): boolean {
   return format === 'polar' || format === 'verl' || format === 'openrlhf';
 }
 

@@ -17,14 +17,6 @@ export function toJsonlLine(record: object): string {
   return `${JSON.stringify(record)}\n`;
 }
 
-/**
- * Lazily turns records into JSON lines; each line is produced only when the consumer pulls it, so
- * `stream.Readable.from(toJsonlLines(records))` piped to a file respects back-pressure.
- */
-export async function* toJsonlLines(records: AsyncIterable<object> | Iterable<object>): AsyncGenerator<string> {
-  for await (const record of records) yield toJsonlLine(record);
-}
-
 /** The first non-finite number in a JSON-like value and where it is (`logprobs[3]`, `polar.advantage`). */
 function findNonFinite(value: unknown, key: string): { key: string; value: number } | null {
   if (typeof value === 'number') return Number.isFinite(value) ? null : { key, value };

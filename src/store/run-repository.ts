@@ -1,6 +1,7 @@
 // Runs, their tasks and their sessions: the durable state of a rollout (every change committed at once).
 import type Database from 'better-sqlite3';
 import { DataError } from '../errors.js';
+import { parseJsonObject } from './parse-json-object.js';
 import { createSessionKey } from './session-key.js';
 
 /** Where a session is in the pipeline (DESIGN §6). */
@@ -8,8 +9,6 @@ export type SessionStage = 'queued' | 'init' | 'ready' | 'running' | 'post' | 'd
 
 /** How a rollout session ended. */
 export type SessionStatus = 'completed' | 'agent_error' | 'timeout' | 'infra_error' | 'eval_error' | 'cancelled';
-
-export const SESSION_STATUSES: readonly SessionStatus[] = ['completed', 'agent_error', 'timeout', 'infra_error', 'eval_error', 'cancelled'];
 
 export type RunStatus = 'running' | 'finished' | 'interrupted';
 
@@ -157,15 +156,6 @@ interface SessionDbRow {
   sampled_tokens: number;
 }
 
-function parseObject<T>(text: string | null, what: string): T | null {
-  if (text === null) return null;
-  const value: unknown = JSON.parse(text);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new DataError(`${what} is not a JSON object in the database.`, 'The database may be corrupt.');
-  }
-  return value as T;
-}
-
 function toRun(row: RunDbRow): RunRow {
   return {
     id: row.id,
@@ -177,10 +167,10 @@ function toRun(row: RunDbRow): RunRow {
     datasetPath: row.dataset_path,
     upstream: row.upstream,
     samples: row.samples,
-    config: parseObject<Record<string, unknown>>(row.config, `run ${row.id} config`) ?? {},
+    config: parseJsonObject(row.config, `run ${row.id} config`) ?? {},
     ownerPid: row.owner_pid,
     ownerHost: row.owner_host,
-    stats: parseObject<Record<string, unknown>>(row.stats, `run ${row.id} stats`),
+    stats: parseJsonObject(row.stats, `run ${row.id} stats`),
   };
 }
 
@@ -200,10 +190,10 @@ function toSession(row: SessionDbRow): RunSessionRow {
     firstCallSeq: row.first_call_seq,
     patch: row.patch,
     exitCode: row.exit_code,
-    timings: parseObject<Record<string, number>>(row.timings, `session ${row.id} timings`) ?? {},
+    timings: parseJsonObject<Record<string, number>>(row.timings, `session ${row.id} timings`) ?? {},
     agentLog: row.agent_log,
     reward: row.reward,
-    evaluation: parseObject<Record<string, unknown>>(row.evaluation, `session ${row.id} evaluation`),
+    evaluation: parseJsonObject(row.evaluation, `session ${row.id} evaluation`),
     updatedAt: row.updated_at,
     callCount: row.call_count,
     okCallCount: row.ok_call_count,
@@ -239,6 +229,22 @@ export function createRunRepository(db: Database.Database): RunRepository {
   );
   const sessionsOf = db.prepare<[number], SessionDbRow>(`${SESSION_SELECT} WHERE s.run_id = ? ORDER BY t.id, s.sample_index`);
   const sessionById = db.prepare<[number], SessionDbRow>(`${SESSION_SELECT} WHERE s.id = ?`);
+  const updateOwner = db.prepare<[number, string, number]>("UPDATE runs SET owner_pid = ?, owner_host = ?, status = 'running', finished_at = NULL WHERE id = ?");
+  const updateFinished = db.prepare<[string, number, string | null, number]>('UPDATE runs SET status = ?, finished_at = ?, owner_pid = NULL, stats = COALESCE(?, stats) WHERE id = ?');
+  const updateStats = db.prepare<[string, number]>('UPDATE runs SET stats = ? WHERE id = ?');
+  const updateStage = db.prepare<[string, number, number]>('UPDATE sessions SET stage = ?, updated_at = ? WHERE id = ?');
+  const updateAttempts = db.prepare<[number, number]>('UPDATE sessions SET attempts = attempts + 1, updated_at = ? WHERE id = ?');
+  const timingsOf = db.prepare<[number], { timings: string | null }>('SELECT timings FROM sessions WHERE id = ?');
+  const updateTimings = db.prepare<[string, number, number]>('UPDATE sessions SET timings = ?, updated_at = ? WHERE id = ?');
+  const updateFinishedSession = db.prepare<[string, string | null, string | null, number | null, string | null, number, number]>(
+    `UPDATE sessions SET stage = 'done', status = ?, status_detail = ?, patch = ?, exit_code = ?, agent_log = ?, updated_at = ? WHERE id = ?`,
+  );
+  const updateReset = db.prepare<[number, number]>(
+    `UPDATE sessions SET stage = 'queued', status = NULL, status_detail = NULL, patch = NULL, exit_code = NULL, agent_log = NULL,
+     reward = NULL, evaluation = NULL, timings = NULL, updated_at = ?,
+     first_call_seq = (SELECT COUNT(*) FROM calls WHERE calls.session_id = sessions.id) WHERE id = ?`,
+  );
+  const updateReward = db.prepare<[number | null, string | null, number, number]>('UPDATE sessions SET reward = ?, evaluation = ?, updated_at = ? WHERE id = ?');
   const now = () => Date.now();
 
   const session = (id: number): RunSessionRow | undefined => {
@@ -271,16 +277,13 @@ export function createRunRepository(db: Database.Database): RunRepository {
     },
     list: () => allRuns.all().map(toRun),
     setOwner(runId, pid, host) {
-      mustUpdate(db.prepare('UPDATE runs SET owner_pid = ?, owner_host = ?, status = ?, finished_at = NULL WHERE id = ?').run(pid, host, 'running', runId).changes, `run ${runId}`);
+      mustUpdate(updateOwner.run(pid, host, runId).changes, `run ${runId}`);
     },
     finish(runId, status, stats) {
-      mustUpdate(
-        db.prepare('UPDATE runs SET status = ?, finished_at = ?, owner_pid = NULL, stats = COALESCE(?, stats) WHERE id = ?').run(status, now(), stats ? JSON.stringify(stats) : null, runId).changes,
-        `run ${runId}`,
-      );
+      mustUpdate(updateFinished.run(status, now(), stats ? JSON.stringify(stats) : null, runId).changes, `run ${runId}`);
     },
     setStats(runId, stats) {
-      mustUpdate(db.prepare('UPDATE runs SET stats = ? WHERE id = ?').run(JSON.stringify(stats), runId).changes, `run ${runId}`);
+      mustUpdate(updateStats.run(JSON.stringify(stats), runId).changes, `run ${runId}`);
     },
     addTask(runId, instanceId, record) {
       const row = insertTask.get(runId, instanceId, JSON.stringify(record));
@@ -292,7 +295,7 @@ export function createRunRepository(db: Database.Database): RunRepository {
         id: row.id,
         runId: row.run_id,
         instanceId: row.instance_id,
-        record: parseObject<Record<string, unknown>>(row.record, `task ${row.id}`) ?? {},
+        record: parseJsonObject(row.record, `task ${row.id}`) ?? {},
       }));
     },
     addSession(runId, taskId, sampleIndex, simulated) {
@@ -304,43 +307,28 @@ export function createRunRepository(db: Database.Database): RunRepository {
     sessions: (runId) => sessionsOf.all(runId).map(toSession),
     session,
     setStage(sessionId, stage) {
-      mustUpdate(db.prepare('UPDATE sessions SET stage = ?, updated_at = ? WHERE id = ?').run(stage, now(), sessionId).changes, `session ${sessionId}`);
+      mustUpdate(updateStage.run(stage, now(), sessionId).changes, `session ${sessionId}`);
     },
     addAttempt(sessionId) {
-      mustUpdate(db.prepare('UPDATE sessions SET attempts = attempts + 1, updated_at = ? WHERE id = ?').run(now(), sessionId).changes, `session ${sessionId}`);
+      mustUpdate(updateAttempts.run(now(), sessionId).changes, `session ${sessionId}`);
     },
     addTimings(sessionId, timings) {
-      const current = session(sessionId);
-      if (current === undefined) throw new DataError(`session ${sessionId}: no such row in the database.`);
-      db.prepare('UPDATE sessions SET timings = ?, updated_at = ? WHERE id = ?').run(JSON.stringify({ ...current.timings, ...timings }), now(), sessionId);
+      const row = timingsOf.get(sessionId);
+      if (row === undefined) throw new DataError(`session ${sessionId}: no such row in the database.`);
+      const current = parseJsonObject<Record<string, number>>(row.timings, `session ${sessionId} timings`) ?? {};
+      updateTimings.run(JSON.stringify({ ...current, ...timings }), now(), sessionId);
     },
     finishSession(sessionId, outcome) {
       mustUpdate(
-        db
-          .prepare(
-            `UPDATE sessions SET stage = 'done', status = ?, status_detail = ?, patch = ?, exit_code = ?, agent_log = ?, updated_at = ? WHERE id = ?`,
-          )
-          .run(outcome.status, outcome.detail ?? null, outcome.patch ?? null, outcome.exitCode ?? null, outcome.agentLog ?? null, now(), sessionId).changes,
+        updateFinishedSession.run(outcome.status, outcome.detail ?? null, outcome.patch ?? null, outcome.exitCode ?? null, outcome.agentLog ?? null, now(), sessionId).changes,
         `session ${sessionId}`,
       );
     },
     resetSession(sessionId) {
-      mustUpdate(
-        db
-          .prepare(
-            `UPDATE sessions SET stage = 'queued', status = NULL, status_detail = NULL, patch = NULL, exit_code = NULL, agent_log = NULL,
-             reward = NULL, evaluation = NULL, timings = NULL, updated_at = ?,
-             first_call_seq = (SELECT COUNT(*) FROM calls WHERE calls.session_id = sessions.id) WHERE id = ?`,
-          )
-          .run(now(), sessionId).changes,
-        `session ${sessionId}`,
-      );
+      mustUpdate(updateReset.run(now(), sessionId).changes, `session ${sessionId}`);
     },
     setReward(sessionId, reward, evaluation) {
-      mustUpdate(
-        db.prepare('UPDATE sessions SET reward = ?, evaluation = ?, updated_at = ? WHERE id = ?').run(reward, evaluation ? JSON.stringify(evaluation) : null, now(), sessionId).changes,
-        `session ${sessionId}`,
-      );
+      mustUpdate(updateReward.run(reward, evaluation ? JSON.stringify(evaluation) : null, now(), sessionId).changes, `session ${sessionId}`);
     },
   };
 }

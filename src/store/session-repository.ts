@@ -2,6 +2,7 @@
 import type Database from 'better-sqlite3';
 import { CALL_STATUSES, type CallStatus } from '../capture/call-record.js';
 import { DataError } from '../errors.js';
+import { parseJsonObject } from './parse-json-object.js';
 import { createSessionKey } from './session-key.js';
 
 /** Free-form JSON object attached to a session (harness, task, sampling settings, ...). */
@@ -66,15 +67,6 @@ interface SummaryDbRow extends SessionDbRow {
   completion_tokens: number;
 }
 
-function parseMeta(text: string | null, id: number): SessionMeta | null {
-  if (text === null) return null;
-  const value: unknown = JSON.parse(text);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new DataError(`Session ${id} has meta that is not a JSON object.`, 'The database may be corrupt.');
-  }
-  return value as SessionMeta;
-}
-
 function toSessionRow(row: SessionDbRow): SessionRow {
   return {
     id: row.id,
@@ -82,7 +74,7 @@ function toSessionRow(row: SessionDbRow): SessionRow {
     createdAt: row.created_at,
     label: row.label,
     simulated: row.simulated === 1,
-    meta: parseMeta(row.meta, row.id),
+    meta: parseJsonObject(row.meta, `session ${row.id} meta`),
   };
 }
 

@@ -1,7 +1,7 @@
 // per_request builder: one row per trainable call, prompt = its prompt ids, response = its sampled ids.
-import { checkTrainable } from './check-trainable.js';
+import { trainableCallsInBuildOrder } from './check-trainable.js';
 import { countRowTokens } from './count-row-tokens.js';
-import { sortCallsForBuild, type TrajectoryCall } from './trajectory-call.js';
+import type { TrajectoryCall } from './trajectory-call.js';
 import type { SplitRecord, TrajectoryBuild, TrajectoryRow, TurnPlacement } from './trajectory-row.js';
 import { assertTrajectoryFidelity } from './verify-trajectory.js';
 
@@ -14,17 +14,7 @@ export function buildPerRequest(sessionId: number, calls: readonly TrajectoryCal
   const rows: TrajectoryRow[] = [];
   const turns: TurnPlacement[] = [];
   const splits: SplitRecord[] = [];
-  for (const call of sortCallsForBuild(calls)) {
-    const check = checkTrainable(call);
-    if (!check.trainable) {
-      splits.push({
-        callId: call.id,
-        seq: call.seq,
-        reason: { kind: 'not-trainable', status: check.status, detail: check.detail },
-      });
-      continue;
-    }
-    const { promptTokenIds, tokenIds, logprobs } = check.value;
+  for (const { call, promptTokenIds, tokenIds, logprobs } of trainableCallsInBuildOrder(calls, splits)) {
     const rowIndex = rows.length;
     rows.push({
       sessionId,

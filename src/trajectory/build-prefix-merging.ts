@@ -1,13 +1,8 @@
 // prefix_merging builder: chains a session's calls on exact token prefixes, losing nothing when a chain breaks.
-import { checkTrainable, type TrainableCall } from './check-trainable.js';
+import { trainableCallsInBuildOrder, type TrainableCall } from './check-trainable.js';
 import { commonPrefixLength, contextLength, countDifferingTokens, isContextPrefixOf } from './chain-context.js';
 import { countRowTokens } from './count-row-tokens.js';
-import {
-  resolveBuilderOptions,
-  sortCallsForBuild,
-  type BuilderOptions,
-  type TrajectoryCall,
-} from './trajectory-call.js';
+import { resolveBuilderOptions, type BuilderOptions, type TrajectoryCall } from './trajectory-call.js';
 import type {
   DriftReport,
   SplitReason,
@@ -71,25 +66,15 @@ export function buildPrefixMerging(
   };
 
   let step = 0;
-  for (const call of sortCallsForBuild(calls)) {
+  for (const trainable of trainableCallsInBuildOrder(calls, splits)) {
     step++;
-    const check = checkTrainable(call);
-    if (!check.trainable) {
-      splits.push({
-        callId: call.id,
-        seq: call.seq,
-        reason: { kind: 'not-trainable', status: check.status, detail: check.detail },
-      });
-      continue;
-    }
-    const trainable = check.value;
     let chain = findOpenChain(chains, trainable.promptTokenIds);
     if (chain) {
       drift.mergedTurns++;
       appendInterstitial(chain.row, trainable.promptTokenIds);
     } else {
       const reason = explainSplit(chains, trainable.promptTokenIds);
-      splits.push({ callId: call.id, seq: call.seq, reason });
+      splits.push({ callId: trainable.call.id, seq: trainable.call.seq, reason });
       if (reason.kind === 'prefix-mismatch') {
         drift.prefixMismatchSplits++;
         drift.prefixMismatchDifferingTokens += reason.differingTokens;
@@ -120,11 +105,16 @@ export function buildPrefixMerging(
   return build;
 }
 
-/** The open chain this prompt extends: longest matching context, most recent first on ties. */
+/** The open chain this prompt extends. */
 function findOpenChain(chains: readonly Chain[], prompt: readonly number[]): Chain | undefined {
+  return longestMatch(byRecency(chains), prompt, true);
+}
+
+/** Among chains that are open (or closed) as asked, the longest whose context prefixes the prompt; the first on ties. */
+function longestMatch(ordered: readonly Chain[], prompt: readonly number[], open: boolean): Chain | undefined {
   let found: Chain | undefined;
-  for (const chain of byRecency(chains)) {
-    if (!chain.open || !isContextPrefixOf(chain.row, prompt)) continue;
+  for (const chain of ordered) {
+    if (chain.open !== open || !isContextPrefixOf(chain.row, prompt)) continue;
     if (!found || contextLength(chain.row) > contextLength(found.row)) found = chain;
   }
   return found;
@@ -135,11 +125,7 @@ function explainSplit(chains: readonly Chain[], prompt: readonly number[]): Spli
   if (chains.length === 0) return { kind: 'first-call' };
   const ordered = byRecency(chains);
 
-  let closedMatch: Chain | undefined;
-  for (const chain of ordered) {
-    if (chain.open || !isContextPrefixOf(chain.row, prompt)) continue;
-    if (!closedMatch || contextLength(chain.row) > contextLength(closedMatch.row)) closedMatch = chain;
-  }
+  const closedMatch = longestMatch(ordered, prompt, false);
   if (closedMatch) {
     const candidateRowIndex = closedMatch.row.rowIndex;
     return closedMatch.lastFinishReason === 'length'

@@ -1,6 +1,7 @@
 // Decides whether one captured call can be trained on, and says why not when it cannot.
 import type { CallStatus } from '../capture/call-record.js';
-import type { TrajectoryCall } from './trajectory-call.js';
+import { sortCallsForBuild, type TrajectoryCall } from './trajectory-call.js';
+import type { SplitRecord } from './trajectory-row.js';
 
 /** Why a call is never trained on. */
 export type NotTrainableDetail =
@@ -45,4 +46,17 @@ export function checkTrainable(call: TrajectoryCall): TrainableCheck {
   if (tokenIds.length === 0) return reject('empty-response');
   if (!logprobs.every(Number.isFinite)) return reject('non-finite-logprob');
   return { trainable: true, value: { call, promptTokenIds, tokenIds, logprobs } };
+}
+
+/**
+ * The trainable calls in build order (`seq`, then `id`). Each call that is not trainable is appended to
+ * `splits` (reason `not-trainable`) when the iteration reaches it, so splits the caller records in the
+ * same loop stay in build order.
+ */
+export function* trainableCallsInBuildOrder(calls: readonly TrajectoryCall[], splits: SplitRecord[]): Generator<TrainableCall> {
+  for (const call of sortCallsForBuild(calls)) {
+    const check = checkTrainable(call);
+    if (check.trainable) yield check.value;
+    else splits.push({ callId: call.id, seq: call.seq, reason: { kind: 'not-trainable', status: check.status, detail: check.detail } });
+  }
 }

@@ -1,19 +1,6 @@
 // A hand-built agent session (ChatML-like ids) with a side call, a compaction and a sub-agent, for export tests.
 import type { TrajectoryCall } from '../../src/trajectory/trajectory-call.js';
-
-export const S = 151644;
-export const E = 151645;
-const NL = 198;
-const SYSTEM = 8948;
-const USER = 872;
-const ASSISTANT = 77091;
-const TR_OPEN = 151665;
-const TR_CLOSE = 151666;
-
-const turn = (role: number, ...content: number[]) => [S, role, NL, ...content, E, NL];
-const GEN = [S, ASSISTANT, NL];
-/** What follows a closed assistant turn before the next generation: a tool result. */
-export const toolResult = (...content: number[]) => [NL, S, USER, NL, TR_OPEN, ...content, TR_CLOSE, E, NL, ...GEN];
+import { E, GEN, SYSTEM, USER, toolResult, turn } from '../trajectory/chatml-tokens.js';
 
 function call(seq: number, prompt: number[], tokenIds: number[]): TrajectoryCall {
   return {

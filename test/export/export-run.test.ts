@@ -6,7 +6,8 @@ import { EXPORT_SCHEMA_VERSION } from '../../src/export/export-schema-version.js
 import type { PolarExportRecord } from '../../src/export/shape-polar-row.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
 import type { TrajectoryCall } from '../../src/trajectory/trajectory-call.js';
-import { constructedRows, constructedSession, E, mainRowResponse } from './constructed-session.js';
+import { E } from '../trajectory/chatml-tokens.js';
+import { constructedRows, constructedSession, mainRowResponse } from './constructed-session.js';
 import { parseJsonl } from './read-exported-rows.js';
 import { SEED_TOOLS, seedRun, type SeedSession } from './seed-run.js';
 

@@ -4,7 +4,8 @@ import { NotFoundError } from '../../src/errors.js';
 import { computeMergeStatistics, createMergeStatistics } from '../../src/export/merge-statistics.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
 import type { TrajectoryCall } from '../../src/trajectory/trajectory-call.js';
-import { constructedSession, E, toolResult } from './constructed-session.js';
+import { E, toolResult } from '../trajectory/chatml-tokens.js';
+import { constructedSession } from './constructed-session.js';
 import { seedRun } from './seed-run.js';
 
 let store: Store;

@@ -1,7 +1,7 @@
-// JSONL lines: one record per line, no silent NaN, produced only when pulled.
+// JSONL lines: one record per line, no silent NaN.
 import { describe, expect, it } from 'vitest';
 import { DataError } from '../../src/errors.js';
-import { toJsonlLine, toJsonlLines } from '../../src/export/to-jsonl-line.js';
+import { toJsonlLine } from '../../src/export/to-jsonl-line.js';
 
 describe('toJsonlLine', () => {
   it('writes one JSON line with a trailing newline', () => {
@@ -10,25 +10,6 @@ describe('toJsonlLine', () => {
 
   it.each([Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])('rejects %s', (value) => {
     expect(() => toJsonlLine({ logprobs: [-0.1, value] })).toThrow(DataError);
-  });
-});
-
-describe('toJsonlLines', () => {
-  it('pulls one record per line, never ahead of the consumer', async () => {
-    let produced = 0;
-    function* records() {
-      for (let i = 0; i < 3; i++) {
-        produced++;
-        yield { i };
-      }
-    }
-    const lines = toJsonlLines(records());
-    expect(produced).toBe(0);
-    expect((await lines.next()).value).toBe('{"i":0}\n');
-    expect(produced).toBe(1);
-    const rest: string[] = [];
-    for await (const line of lines) rest.push(line);
-    expect(rest).toEqual(['{"i":1}\n', '{"i":2}\n']);
   });
 });
 

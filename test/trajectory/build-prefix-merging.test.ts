@@ -4,21 +4,8 @@ import type { CallStatus } from '../../src/capture/call-record.js';
 import { buildPrefixMerging } from '../../src/trajectory/build-prefix-merging.js';
 import type { TrajectoryCall } from '../../src/trajectory/trajectory-call.js';
 import type { SplitReason } from '../../src/trajectory/trajectory-row.js';
+import { E, GEN, NL, SYSTEM, USER, toolResult, turn } from './chatml-tokens.js';
 
-// Qwen ChatML ids: <|im_start|>, <|im_end|>, "\n", role names, <tool_response> / </tool_response>.
-const S = 151644;
-const E = 151645;
-const NL = 198;
-const SYSTEM = 8948;
-const USER = 872;
-const ASSISTANT = 77091;
-const TR_OPEN = 151665;
-const TR_CLOSE = 151666;
-
-const turn = (role: number, ...content: number[]) => [S, role, NL, ...content, E, NL];
-const GEN = [S, ASSISTANT, NL];
-/** What the template appends after a closed assistant turn before the next prompt: a tool result. */
-const toolResult = (...content: number[]) => [NL, S, USER, NL, TR_OPEN, ...content, TR_CLOSE, E, NL, ...GEN];
 
 function call(
   id: number,
