@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../../src/errors.js';
 import { evaluateRunSessions, type SessionEvalEvent } from '../../../src/eval/swebench/evaluate-run-sessions.js';
 import { evaluateSessionPatch } from '../../../src/eval/swebench/evaluate-session-patch.js';
+import { recordToRow } from '../../../src/eval/swebench/record-to-row.js';
 import type { SwebenchRecord } from '../../../src/eval/swebench/swebench-record.js';
 import type { ContainerRuntime } from '../../../src/runtime/container-runtime.js';
 import { runFilter } from '../../../src/runtime/labels.js';
@@ -53,10 +54,9 @@ describe.skipIf(runtime === undefined)('evaluateRunSessions (Docker)', () => {
     dir = mkdtempSync(path.join(tmpdir(), 'polar-eval-sessions-'));
     store = openStore(path.join(dir, 'polar.db'));
     const run = store.runs.create({ name: RUN_NAME, harness: 'pi', datasetPath: '/x.jsonl', upstream: 'sim:oracle', samples: 1, config: {}, ownerPid: process.pid, ownerHost: 'test' });
-    // Task 1: the dataset row as in the file. Task 2: the parsed record spread back, as runRollout stores it
-    // (polar_spec with camelCase keys, lists instead of JSON strings, `extra` fields at top level).
-    const { extra, ...known } = records[1]!;
-    const tasks = [store.runs.addTask(run.id, records[0]!.instance_id, exampleRecordRow(1)), store.runs.addTask(run.id, records[1]!.instance_id, { ...extra, ...known })];
+    // Task 1: the dataset row as in the file. Task 2: the parsed record written back with recordToRow, as
+    // runRollout stores it (lists instead of JSON strings, `extra` fields at top level).
+    const tasks = [store.runs.addTask(run.id, records[0]!.instance_id, exampleRecordRow(1)), store.runs.addTask(run.id, records[1]!.instance_id, recordToRow(records[1]!))];
     PLAN.forEach((planned, index) => {
       const session = store.runs.addSession(run.id, tasks[planned.task - 1]!.id, index, true);
       sessionIds.push(session.id);
