@@ -171,6 +171,14 @@ ALTER TABLE calls ADD COLUMN fallback_reason TEXT;
 ALTER TABLE calls ADD COLUMN fallback_detail TEXT;
 `,
   },
+  {
+    name: 'genctl: the policy version each call was sampled with',
+    sql: `
+-- The trainer's policy version in force when the call was sent upstream (polar serve's pause/resume
+-- around a weight sync); NULL for calls recorded before versions were stored.
+ALTER TABLE calls ADD COLUMN policy_version INTEGER;
+`,
+  },
 ];
 
 /** The user_version a fully migrated database has. */
