@@ -17,7 +17,7 @@ import { printJson, printLine, printTable } from '../output.js';
  * aggregates, so memory does not grow with the run; `--json` reads each session's patch as it prints it.
  */
 export function showRunAction(name: string, flags: { db?: string; json?: boolean }): void {
-  const store = openStore(resolveDbPath(flags.db), { readonly: true });
+  const store = openStore(resolveDbPath(flags.db), { readonly: true, sequential: true });
   try {
     const run = store.runs.get(name);
     if (run === undefined) throw new NotFoundError(`no run "${name}" in ${store.path}`, 'List them with: polar runs list');
