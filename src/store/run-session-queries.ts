@@ -11,6 +11,8 @@ export type RunSessionSummary = Omit<RunSessionRow, 'patch' | 'agentLog' | 'agen
   patchLines: number | null;
   /** The agent stage's outcome is stored (a resume only evaluates). */
   hasAgentOutcome: boolean;
+  /** Its status (what a resume decides by); the outcome itself, patch included, is read with `session(id)`. */
+  agentOutcomeStatus: SessionStatus | null;
 };
 
 /** One task's sessions, aggregated in SQL (`polar runs show` groups). */
@@ -63,7 +65,7 @@ const TRAILING_SPACE = 'char(32, 9, 10, 13)';
 
 const SUMMARY_SELECT = `
   SELECT s.id, s.key, s.run_id, s.task_id, t.instance_id, s.sample_index, s.simulated, s.stage, s.status,
-    s.status_reason, s.status_detail, s.agent_outcome IS NOT NULL AS has_agent_outcome, s.attempts, s.first_call_seq,
+    s.status_reason, s.status_detail, s.agent_outcome IS NOT NULL AS has_agent_outcome, json_extract(s.agent_outcome, '$.status') AS agent_outcome_status, s.attempts, s.first_call_seq,
     CASE WHEN s.patch IS NULL THEN NULL ELSE length(CAST(s.patch AS BLOB)) END AS patch_bytes,
     CASE WHEN s.patch IS NULL THEN NULL WHEN s.patch = '' THEN 0
       ELSE length(rtrim(s.patch, ${TRAILING_SPACE})) - length(replace(rtrim(s.patch, ${TRAILING_SPACE}), char(10), '')) + 1 END AS patch_lines,
@@ -84,6 +86,7 @@ interface SummaryDbRow {
   status_reason: string | null;
   status_detail: string | null;
   has_agent_outcome: number;
+  agent_outcome_status: string | null;
   attempts: number;
   first_call_seq: number;
   patch_bytes: number | null;
@@ -114,6 +117,7 @@ function toSummary(row: SummaryDbRow): RunSessionSummary {
     statusReason: row.status_reason as SessionReason | null,
     statusDetail: row.status_detail,
     hasAgentOutcome: row.has_agent_outcome === 1,
+    agentOutcomeStatus: row.agent_outcome_status as SessionStatus | null,
     attempts: row.attempts,
     firstCallSeq: row.first_call_seq,
     patchBytes: row.patch_bytes,

@@ -33,6 +33,7 @@ describe('light run session readers', () => {
         expect(session).not.toHaveProperty('agentLog');
         expect(session).not.toHaveProperty('patch');
         expect(session.hasAgentOutcome).toBe(agentOutcome !== null);
+        expect(session.agentOutcomeStatus).toBe(agentOutcome?.status ?? null);
         expect(session.patchLines).toBe(patch === null ? null : patch.trimEnd().split('\n').length);
         expect(session.patchBytes).toBe(patch === null ? null : Buffer.byteLength(patch));
       }
