@@ -13,7 +13,7 @@ import { policyVersionsOf, type SessionExportMeta } from './export-row-input.js'
 import { shapeExportRow, type ExportFormat } from './export-format.js';
 import { EXPORT_SCHEMA_VERSION } from './export-schema-version.js';
 import { DEFAULT_LINEAGE_WEIGHTS, lineageRowWeight, type LineageWeights } from './lineage-weights.js';
-import { planRunExport, type SessionPlan, type SessionSkipReason } from './plan-run-export.js';
+import { planRunExport, type PlannedSession, type SessionPlan, type SessionSkipReason } from './plan-run-export.js';
 import { readCallConversation } from './read-call-conversation.js';
 import { shapeSftRecord } from './shape-sft-record.js';
 import { shapeSwebenchPrediction } from './shape-swebench-prediction.js';
@@ -77,7 +77,7 @@ export interface ExportSummary {
 
 /**
  * Exports one run. Sessions are read and written one at a time, so memory holds one session's calls
- * (plus the run's session list). Throws NotFoundError for an unknown run, DataError for non-finite numbers,
+ * (plus the run's light session list: ids, statuses and rewards, never agent logs or patches). Throws NotFoundError for an unknown run, DataError for non-finite numbers,
  * and whatever the sink throws.
  */
 export async function exportRun(
@@ -92,7 +92,8 @@ export async function exportRun(
   const format = options.format ?? 'polar';
   const builder = options.builder ?? 'prefix_merging';
   const advantage = options.advantage ?? 'grpo';
-  const plans = planRunExport(run.name, store.runs.sessions(run.id), {
+  // Light summaries (no agent log, no patch): 8,000 of them are a few MB; calls are read one session at a time.
+  const plans = planRunExport(run.name, [...store.runs.iterateSessionSummaries(run.id)].map(plannedSession), {
     format,
     advantage,
     ...(options.std === undefined ? {} : { std: options.std }),
@@ -152,7 +153,8 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
   const { session } = plan;
   if (format === 'swebench-predictions') {
     const modelNameOrPath = options.modelName ?? `polar/${run.name}`;
-    await write(shapeSwebenchPrediction({ instanceId: session.instanceId, modelNameOrPath, patch: session.patch }));
+    const patch = store.runs.sessionPatch(session.id) ?? null;
+    await write(shapeSwebenchPrediction({ instanceId: session.instanceId, modelNameOrPath, patch }));
     return null;
   }
 
@@ -214,6 +216,12 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
     );
   }
   return null;
+}
+
+/** Keeps only what the plan needs, so the timings and evaluation objects of 8,000 sessions are not held. */
+function plannedSession(session: PlannedSession): PlannedSession {
+  const { id, taskId, instanceId, sampleIndex, simulated, status, reward, firstCallSeq } = session;
+  return { id, taskId, instanceId, sampleIndex, simulated, status, reward, firstCallSeq };
 }
 
 function sessionMeta(run: RunRow, plan: SessionPlan, calls: readonly StoredCall[]): SessionExportMeta {

@@ -87,7 +87,7 @@ export function computeMergeStatistics(
   const found = store.runs.get(run);
   if (found === undefined) throw new NotFoundError(`no run "${run}"`, 'List the runs with: polar runs list');
   const accumulator = createMergeStatistics(options);
-  for (const session of store.runs.sessions(found.id)) {
+  for (const session of store.runs.iterateSessionSummaries(found.id)) {
     if (session.callCount === 0) continue;
     const calls = store.calls.listBySession(session.id).filter((call) => call.seq >= session.firstCallSeq);
     accumulator.add(session.id, calls.map(toTrajectoryCall));

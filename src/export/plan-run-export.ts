@@ -1,5 +1,5 @@
 // Decides, from session metadata alone, which sessions of a run a format exports and their group advantages.
-import type { RunSessionRow } from '../store/run-repository.js';
+import type { RunSessionSummary } from '../store/run-session-queries.js';
 import {
   computeAdvantages,
   type AdvantageEstimator,
@@ -37,8 +37,11 @@ export interface PlanOptions {
   sample: number;
 }
 
+/** What a plan reads of a session: light fields only (no agent log, no patch). */
+export type PlannedSession = Pick<RunSessionSummary, 'id' | 'taskId' | 'instanceId' | 'sampleIndex' | 'simulated' | 'status' | 'reward' | 'firstCallSeq'>;
+
 export interface SessionPlan {
-  session: RunSessionRow;
+  session: PlannedSession;
   /** `<run name>/<instance id>`: the samples of one task. */
   groupId: string;
   /** Null when the session is skipped (reason in `skip`). */
@@ -52,7 +55,7 @@ export interface SessionPlan {
  * is its sessions minus infra_error and unrewarded ones (see `computeAdvantages`); a group of one, or of equal
  * rewards, has advantage 0. Loss weights are set later, once the session's rows are known.
  */
-export function planRunExport(runName: string, sessions: readonly RunSessionRow[], options: PlanOptions): SessionPlan[] {
+export function planRunExport(runName: string, sessions: readonly PlannedSession[], options: PlanOptions): SessionPlan[] {
   const groupIds = groupIdsOf(runName, sessions);
   const advantages = rlFormat(options.format) ? advantagesBySession(sessions, groupIds, options) : new Map<number, SessionAdvantage>();
   return sessions.map((session) => {
@@ -67,7 +70,7 @@ function rlFormat(format: ExportFormat): boolean {
 }
 
 function skipReason(
-  session: RunSessionRow,
+  session: PlannedSession,
   options: PlanOptions,
   advantages: ReadonlyMap<number, SessionAdvantage>,
 ): SessionSkipReason | null {
@@ -92,7 +95,7 @@ function skipReason(
 }
 
 function advantagesBySession(
-  sessions: readonly RunSessionRow[],
+  sessions: readonly PlannedSession[],
   groupIds: ReadonlyMap<number, string>,
   options: PlanOptions,
 ): Map<number, SessionAdvantage> {
@@ -111,7 +114,7 @@ function advantagesBySession(
 }
 
 /** `<run>/<instance id>` per task; a task whose instance id repeats in the run gets `#<task id>` appended. */
-function groupIdsOf(runName: string, sessions: readonly RunSessionRow[]): Map<number, string> {
+function groupIdsOf(runName: string, sessions: readonly PlannedSession[]): Map<number, string> {
   const tasksByInstance = new Map<string, Set<number>>();
   for (const session of sessions) {
     const tasks = tasksByInstance.get(session.instanceId) ?? new Set<number>();

@@ -1,5 +1,5 @@
 // Which earlier call a new call is diffed against: the recent call of the same lineage (longest shared prompt prefix).
-import { CHECKPOINT_INTERVAL } from './delta-policy.js';
+import { lastCheckpoint } from './delta-policy.js';
 import type { PriorCall } from './encode-call-fields.js';
 import { commonPrefixLength } from './token-delta.js';
 
@@ -12,10 +12,10 @@ export const LINEAGE_WINDOW = 8;
 /**
  * The candidate whose prompt + sampled ids share the longest prefix with `prompt` (the most recent on
  * ties, or when the call has no prompt ids). Candidates before the last checkpoint are skipped, so a
- * decode still walks fewer than CHECKPOINT_INTERVAL links.
+ * decode walks back at most to it (see delta-policy).
  */
 export function choosePrior(recent: readonly RecentCall[], prompt: readonly number[] | null, seq: number): RecentCall | undefined {
-  const checkpoint = Math.floor(seq / CHECKPOINT_INTERVAL) * CHECKPOINT_INTERVAL;
+  const checkpoint = lastCheckpoint(seq);
   const eligible = recent.filter((call) => call.seq >= checkpoint);
   const latest = eligible.at(-1);
   if (prompt === null || latest === undefined) return latest;

@@ -23,6 +23,8 @@ export interface Store {
 export interface OpenStoreOptions {
   /** Open without writing: no directory creation, no migrations; the schema must be current. */
   readonly?: boolean;
+  /** One sequential pass (export, runs show): a smaller page cache (see OpenDatabaseOptions). */
+  sequential?: boolean;
 }
 
 /**
@@ -32,7 +34,7 @@ export interface OpenStoreOptions {
  */
 export function openStore(path: string, options: OpenStoreOptions = {}): Store {
   const readonly = options.readonly ?? false;
-  return storeOver(openDatabase(path, { readonly }), path, readonly);
+  return storeOver(openDatabase(path, { readonly, sequential: options.sequential ?? false }), path, readonly);
 }
 
 /** The repositories over an open database handle (the viewer adds its own queries over the same handle). */

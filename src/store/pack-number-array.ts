@@ -2,10 +2,12 @@
 import { DataError } from '../errors.js';
 
 /** How the values of a packed array are stored; the first byte of the blob says which. */
-export type NumberArrayFormat = 'uint32' | 'float32' | 'float64';
+export type NumberArrayFormat = 'uint24' | 'uint32' | 'float32' | 'float64';
 
-const TAG_BY_FORMAT: Record<NumberArrayFormat, number> = { uint32: 1, float32: 2, float64: 3 };
-const WIDTH_BY_FORMAT: Record<NumberArrayFormat, number> = { uint32: 4, float32: 4, float64: 8 };
+// Tag 4 (uint24) was added for token ids (every vocabulary in use is < 2^24): 3 bytes instead of 4. Blobs of tags
+// 1-3 written before it decode as they always did.
+const TAG_BY_FORMAT: Record<NumberArrayFormat, number> = { uint32: 1, float32: 2, float64: 3, uint24: 4 };
+const WIDTH_BY_FORMAT: Record<NumberArrayFormat, number> = { uint24: 3, uint32: 4, float32: 4, float64: 8 };
 
 function formatOfTag(tag: number | undefined): NumberArrayFormat | undefined {
   switch (tag) {
@@ -15,6 +17,8 @@ function formatOfTag(tag: number | undefined): NumberArrayFormat | undefined {
       return 'float32';
     case 3:
       return 'float64';
+    case 4:
+      return 'uint24';
     default:
       return undefined;
   }
@@ -24,16 +28,22 @@ function isUint32(x: number): boolean {
   return Number.isInteger(x) && x >= 0 && x <= 0xffff_ffff && !Object.is(x, -0);
 }
 
+function isUint24(x: number): boolean {
+  return Number.isInteger(x) && x >= 0 && x < 0x100_0000 && !Object.is(x, -0);
+}
+
 /** True when float32 holds the value exactly (vLLM logprobs are float32, so they always are). */
 function isFloat32(x: number): boolean {
   return Object.is(Math.fround(x), x);
 }
 
 /**
- * The narrowest format that round-trips every value: uint32 for token ids, float32 for logprobs
- * when every value is exactly a float32, float64 otherwise. An empty array is uint32.
+ * The narrowest format that round-trips every value: uint24 for token ids below 2^24 (every tokenizer in
+ * use), uint32 for larger ones, float32 for logprobs when every value is exactly a float32, float64
+ * otherwise. An empty array is uint32 (the tag alone).
  */
 export function chooseNumberArrayFormat(values: readonly number[]): NumberArrayFormat {
+  if (values.length > 0 && values.every(isUint24)) return 'uint24';
   if (values.every(isUint32)) return 'uint32';
   if (values.every(isFloat32)) return 'float32';
   return 'float64';
@@ -50,6 +60,11 @@ export function packNumberArray(values: readonly number[]): Buffer {
     const offset = 1 + i * width;
     const value = values[i] as number;
     switch (format) {
+      case 'uint24':
+        blob[offset] = value & 0xff;
+        blob[offset + 1] = (value >>> 8) & 0xff;
+        blob[offset + 2] = value >>> 16;
+        break;
       case 'uint32':
         view.setUint32(offset, value, true);
         break;
@@ -80,6 +95,9 @@ export function unpackNumberArray(blob: Uint8Array): number[] {
   for (let i = 0; i < count; i++) {
     const offset = 1 + i * width;
     switch (format) {
+      case 'uint24':
+        values[i] = (blob[offset] as number) | ((blob[offset + 1] as number) << 8) | ((blob[offset + 2] as number) << 16);
+        break;
       case 'uint32':
         values[i] = view.getUint32(offset, true);
         break;

@@ -2,6 +2,7 @@
 import type Database from 'better-sqlite3';
 import { DataError } from '../errors.js';
 import { parseJsonObject } from './parse-json-object.js';
+import { createRunSessionQueries, SESSION_CALL_TOTALS, type RunSessionQueries } from './run-session-queries.js';
 import { createSessionKey } from './session-key.js';
 
 /** Where a session is in the pipeline (DESIGN §6). */
@@ -137,7 +138,7 @@ export interface SessionOutcome {
   agentLog?: string | null;
 }
 
-export interface RunRepository {
+export interface RunRepository extends RunSessionQueries {
   create(input: NewRun): RunRow;
   get(nameOrId: string | number): RunRow | undefined;
   list(): RunRow[];
@@ -149,6 +150,7 @@ export interface RunRepository {
   tasks(runId: number): TaskRow[];
   /** Creates the session of one sample of a task, with its key, in stage `queued`. */
   addSession(runId: number, taskId: number, sampleIndex: number, simulated: boolean): RunSessionRow;
+  /** Every session with its agent log and patch: small runs only; big ones use iterateSessionSummaries. */
   sessions(runId: number): RunSessionRow[];
   session(id: number): RunSessionRow | undefined;
   setStage(sessionId: number, stage: SessionStage): void;
@@ -281,11 +283,7 @@ function toSession(row: SessionDbRow): RunSessionRow {
 const SESSION_SELECT = `
   SELECT s.id, s.key, s.run_id, s.task_id, t.instance_id, s.sample_index, s.simulated, s.stage, s.status,
     s.status_reason, s.status_detail, s.agent_outcome, s.attempts, s.first_call_seq, s.patch, s.exit_code, s.timings, s.agent_log, s.reward, s.evaluation, s.updated_at,
-    (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq) AS call_count,
-    (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq AND c.status = 'ok') AS ok_call_count,
-    (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq AND (c.status IN ('upstream_unavailable', 'upstream_timeout', 'no_token_ids', 'token_mismatch', 'model_mismatch') OR (c.status = 'upstream_error' AND c.http_status >= 500))) AS upstream_failures,
-    (SELECT COALESCE(SUM(COALESCE(c.prompt_tokens, c.prompt_ids_len)), 0) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq) AS prompt_tokens,
-    (SELECT COALESCE(SUM(COALESCE(c.completion_tokens, c.token_ids_len)), 0) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq) AS sampled_tokens
+    ${SESSION_CALL_TOTALS}
   FROM sessions s JOIN tasks t ON t.id = s.task_id`;
 
 export function createRunRepository(db: Database.Database): RunRepository {
@@ -339,6 +337,7 @@ export function createRunRepository(db: Database.Database): RunRepository {
   };
 
   return {
+    ...createRunSessionQueries(db),
     create(input) {
       const row = insertRun.get(
         input.name,

@@ -2,7 +2,7 @@
 // carry what real ones do (30 calls, a 64 KiB agent log, a multi-file patch of a few KB), at 500 and 2,000
 // sessions (8,000 with BENCH_EXPORT_8000=1: slow to write). Each export or show runs in its own process
 // (`--child`), so its peak RSS (`process.resourceUsage().maxRSS`) is its own. Env: BENCH_SCALE (sessions
-// multiplier, default 1).
+// multiplier, default 1), BENCH_EXPORT_DB (a file to keep the written runs in and reuse).
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,17 +61,22 @@ const OPERATIONS: { label: string; operation: Operation }[] = [
 
 export async function runExportThroughput(scale: number, withLargest: boolean): Promise<string> {
   const sizes = exportRunSizes(scale, withLargest);
-  const dir = mkdtempSync(path.join(tmpdir(), 'polar-bench-export-'));
-  trackTempDir(dir);
+  // BENCH_EXPORT_DB=<file>: write the runs there once and reuse them on the next run (the 8,000-session write is slow).
+  const kept = process.env.BENCH_EXPORT_DB;
+  const dir = kept === undefined ? mkdtempSync(path.join(tmpdir(), 'polar-bench-export-')) : path.dirname(path.resolve(kept));
+  if (kept === undefined) trackTempDir(dir);
   try {
-    const db = path.join(dir, 'polar.db');
+    const db = kept === undefined ? path.join(dir, 'polar.db') : path.resolve(kept);
     const store = openStore(db);
     const started = performance.now();
     let calls = 0;
     sizes.forEach((sessions, index) => {
-      calls += writeSyntheticExportRun(store, { name: `run-${sessions}`, sessions, callsPerSession: CALLS_PER_SESSION, seed: index + 1 });
-      addSessionOutputs(store, `run-${sessions}`, index + 1);
+      const name = `run-${sessions}`;
+      if (store.runs.get(name) !== undefined) return;
+      calls += writeSyntheticExportRun(store, { name, sessions, callsPerSession: CALLS_PER_SESSION, seed: index + 1 });
+      addSessionOutputs(store, name, index + 1);
     });
+    calls = store.stats().calls;
     store.close();
     const writeSeconds = (performance.now() - started) / 1000;
 
@@ -109,7 +114,7 @@ export async function runExportThroughput(scale: number, withLargest: boolean): 
         (withLargest ? '' : ' The 8,000-session run is skipped (set BENCH_EXPORT_8000=1).'),
     ].join('\n');
   } finally {
-    removeTempDir(dir);
+    if (kept === undefined) removeTempDir(dir);
   }
 }
 
@@ -138,7 +143,7 @@ async function childMain(argv: readonly string[]): Promise<void> {
   const db = argValue(argv, '--db')!;
   const run = argValue(argv, '--run')!;
   const kind = argValue(argv, '--child');
-  const store = kind === 'export' ? openStore(db, { readonly: true }) : undefined;
+  const store = kind === 'export' ? openStore(db, { readonly: true, sequential: true }) : undefined;
   const baseRssMiB = mib(process.memoryUsage().rss);
   let peakHeap = process.memoryUsage().heapUsed;
   const sampler = setInterval(() => {

@@ -23,7 +23,7 @@ const PHASE_SCALE_DOWN = 2;
 /** Tokens the simulator's canned answer streams (measured on the Qwen3 tokenizer: ~10; rounded up for the estimate). */
 const ANSWER_TOKENS = 12;
 
-interface Shape {
+export interface Shape {
   /** Workers of either pipeline in total (serial: all do init → run → post; staged: split over the pools). */
   totalWorkers: number;
   sessions: number;
@@ -43,12 +43,12 @@ const SHAPE: Shape = {
 };
 
 /** Mean stage durations the staged split is proportioned by: 2 turns of (model + tool) on average. */
-function meanStageMs(shape: Shape): WorkerSplit {
+export function meanStageMs(shape: Shape): WorkerSplit {
   const phases = meanPhaseLatency(PHASE_SCALE_DOWN);
   return { init: phases.initMs, run: 2 * (shape.firstTokenMs + ANSWER_TOKENS * shape.perTokenMs + shape.toolMs), post: phases.postMs };
 }
 
-interface Measured {
+export interface Measured {
   label: string;
   workers: string;
   wallMs: number;
@@ -66,7 +66,13 @@ interface Variant {
   sizes: PipelineSizes;
 }
 
-async function measure(variant: Variant, shape: Shape): Promise<Measured> {
+/** What init and post do for one session (its key): sleeps drawn from the measured ranges, or real Docker work. */
+export interface SessionPhases {
+  init(key: string, index: number): Promise<void>;
+  post(key: string, index: number): Promise<void>;
+}
+
+export async function measure(variant: Variant, shape: Shape, phases?: SessionPhases): Promise<Measured> {
   const dir = mkdtempSync(path.join(tmpdir(), 'polar-bench-pipeline-'));
   const store = openStore(path.join(dir, 'polar.db'));
   const sim = await startSimServer({ policy: () => ({ content: 'Working on it: running the next command now.' }), latency: { firstTokenMs: shape.firstTokenMs, perTokenMs: shape.perTokenMs } });
@@ -81,6 +87,9 @@ async function measure(variant: Variant, shape: Shape): Promise<Measured> {
   // measured Docker phase ranges; a fixed-seed generator gives every variant the very same sessions.
   const random = seededRandom(42);
   const plan = new Map(keys.map((key) => [key, { turns: 1 + Math.floor(random() * 3), toolMs: shape.toolMs * (0.5 + random()), ...drawPhaseLatency(random, PHASE_SCALE_DOWN) }]));
+  const indexOf = new Map(keys.map((key, index) => [key, index]));
+  const simulated: SessionPhases = { init: (key) => sleep(planOf(key).initMs), post: (key) => sleep(planOf(key).postMs) };
+  const { init, post } = phases ?? simulated;
   const planOf = (key: string) => {
     const entry = plan.get(key);
     if (entry === undefined) throw new Error(`no plan for session ${key}`);
@@ -111,9 +120,9 @@ async function measure(variant: Variant, shape: Shape): Promise<Measured> {
   await runPipeline(
     keys,
     {
-      init: async (key) => (await sleep(planOf(key).initMs), key),
+      init: async (key) => (await init(key, indexOf.get(key)!), key),
       run: async (key) => (await agent(key), key),
-      post: async (key) => sleep(planOf(key).postMs),
+      post: async (key) => post(key, indexOf.get(key)!),
     },
     variant.sizes,
     { mode: variant.mode },
@@ -153,20 +162,7 @@ export const pipelineBusy: Benchmark = {
     const mean = meanStageMs(SHAPE);
     const results: Measured[] = [];
     for (const variant of pipelineVariants(SHAPE.totalWorkers, mean)) results.push(await measure(variant, SHAPE));
-    const serial = results[0];
-    if (serial === undefined) throw new Error('no serial baseline measured');
-    const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
-    const rows = results.map((result) => [
-      result.label,
-      result.workers,
-      result.sessionsPerMinute.toFixed(1),
-      `${(result.sessionsPerMinute / serial.sessionsPerMinute).toFixed(2)}x`,
-      percent(result.busyFraction),
-      percent(result.steadyBusyFraction),
-      result.meanInFlight.toFixed(2),
-      `${(result.wallMs / 1000).toFixed(1)} s`,
-    ]);
-    const table = markdownTable(['pipeline', 'workers', 'sessions/min', 'vs serial', 'model busy (whole run)', 'model busy (first to last call)', 'mean calls in flight', 'wall'], rows);
+    const table = resultsTable(results);
     const notes = [
       `Shape: ${SHAPE.sessions} sessions, ${SHAPE.totalWorkers} workers in total for every pipeline (container slots: a serial worker holds one through init, agent and post). ` +
         `Agent = 1 to 3 model turns (first token ${SHAPE.firstTokenMs} ms + ${SHAPE.perTokenMs} ms/token through the real gateway to the simulator) with 50-150% of ${SHAPE.toolMs} ms tool time after each, about ${Math.round(mean.run)} ms on average. ` +
@@ -176,7 +172,25 @@ export const pipelineBusy: Benchmark = {
         'It is comparable between the rows of this table (same sessions, same workers, same simulator). It is NOT GPU utilisation and not comparable to Polar\'s reported rollout GPU utilisation: ' +
         'one call in flight counts as busy although a batching server would be mostly idle, and the simulator has no batching. Mean calls in flight is closer to the batch a real server would see.',
     ];
-    return `${table}\n\n${notes.join('\n\n')}`;
+    return `${table}\n\n${notes.join('\n\n')}\n\nThe small run with real Docker work in init and post is the next benchmark (pipeline-docker.ts).`;
   },
 };
+
+/** One row per pipeline, with its sessions/min relative to the first (the serial baseline). */
+export function resultsTable(results: readonly Measured[]): string {
+  const serial = results[0];
+  if (serial === undefined) throw new Error('no serial baseline measured');
+  const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
+  const rows = results.map((result) => [
+    result.label,
+    result.workers,
+    result.sessionsPerMinute.toFixed(1),
+    `${(result.sessionsPerMinute / serial.sessionsPerMinute).toFixed(2)}x`,
+    percent(result.busyFraction),
+    percent(result.steadyBusyFraction),
+    result.meanInFlight.toFixed(2),
+    `${(result.wallMs / 1000).toFixed(1)} s`,
+  ]);
+  return markdownTable(['pipeline', 'workers', 'sessions/min', 'vs serial', 'model busy (whole run)', 'model busy (first to last call)', 'mean calls in flight', 'wall'], rows);
+}
 

@@ -119,9 +119,9 @@ describe('calls', () => {
     const fullAt = (column: string) => raw.prepare(`SELECT seq FROM calls WHERE ${column} IS NULL ORDER BY seq`).pluck().all();
     // 40: shares 0 of 3 ids; 41: no prompt ids; 42 skips 41 (no prompt) for 39, the recent call of its lineage;
     // 50/51: the body shrank, then grew back.
-    expect(fullAt('prompt_base_call_id')).toEqual([0, 32, 40, 41, 64]);
-    expect(fullAt('client_request_base_call_id')).toEqual([0, 32, 50, 51, 64]);
-    expect(fullAt('upstream_request_base_call_id')).toEqual([0, 32, 41, 64]);
+    expect(fullAt('prompt_base_call_id')).toEqual([0, 40, 41, 64, 128]);
+    expect(fullAt('client_request_base_call_id')).toEqual([0, 50, 51, 64, 128]);
+    expect(fullAt('upstream_request_base_call_id')).toEqual([0, 41, 64, 128]);
     raw.close();
   });
 

@@ -47,14 +47,14 @@ describe('an interleaved side call', () => {
     before = after;
   }
 
-  it('does not force the next main call to be stored in full: 3 tag bytes + 4 per new prompt id + 8 per sampled id', () => {
+  it('does not force the next main call to be stored in full: 3 tag bytes + 3 per new prompt id + 7 per sampled id', () => {
     for (const [k, index] of main.entries()) {
       if (k === 0) continue;
       const { capture } = records[index]!;
       const previous = records[main[k - 1]!]!.capture;
       const newPromptIds = capture.promptTokenIds!.length - previous.promptTokenIds!.length - previous.tokenIds!.length;
       expect(newPromptIds).toBe(400);
-      expect(tokenBytes[index], `main call ${k}`).toBe(3 + 4 * newPromptIds + 8 * capture.tokenIds!.length);
+      expect(tokenBytes[index], `main call ${k}`).toBe(3 + 3 * newPromptIds + 7 * capture.tokenIds!.length);
     }
     const lastMain = records[main.at(-1)!]!.capture.promptTokenIds!.length;
     expect(lastMain).toBeGreaterThan(7000);

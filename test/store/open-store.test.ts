@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DataError, NotFoundError } from '../../src/errors.js';
 import { migrateDatabase, POLAR_APPLICATION_ID } from '../../src/store/migrate-database.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations.js';
+import { openDatabase, SEQUENTIAL_CACHE_KIB } from '../../src/store/open-database.js';
 import { openStore } from '../../src/store/open-store.js';
 import { useTempDirs } from './temp-dir.js';
 
@@ -59,6 +60,22 @@ describe('openStore', () => {
     expect(reader.sessions.findByKey(session.key)?.id).toBe(session.id);
     expect(() => reader.sessions.create()).toThrow(/readonly/);
     reader.close();
+  });
+
+  it('gives a sequential reader a small page cache and everyone else the default', () => {
+    const path = join(tempDir(), 'polar.db');
+    openStore(path).close();
+    const cacheOf = (options: Parameters<typeof openDatabase>[1]) => {
+      const db = openDatabase(path, options);
+      try {
+        return db.pragma('cache_size', { simple: true });
+      } finally {
+        db.close();
+      }
+    };
+    expect(cacheOf({ readonly: true, sequential: true })).toBe(-SEQUENTIAL_CACHE_KIB);
+    expect(cacheOf({ readonly: true })).toBe(-16000);
+    expect(cacheOf({})).toBe(-16000);
   });
 
   it('works in memory', () => {

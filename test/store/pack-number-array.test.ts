@@ -4,9 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { DataError } from '../../src/errors.js';
 import { chooseNumberArrayFormat, packNullableNumberArray, packNumberArray, unpackNullableNumberArray, unpackNumberArray } from '../../src/store/pack-number-array.js';
 
-const cases: { name: string; values: number[]; format: 'uint32' | 'float32' | 'float64'; bytes: number }[] = [
+const cases: { name: string; values: number[]; format: 'uint24' | 'uint32' | 'float32' | 'float64'; bytes: number }[] = [
   { name: 'empty', values: [], format: 'uint32', bytes: 1 },
-  { name: 'token ids', values: [0, 1, 151_643, 151_645], format: 'uint32', bytes: 17 },
+  { name: 'token ids', values: [0, 1, 151_643, 151_645], format: 'uint24', bytes: 13 },
+  { name: 'largest uint24 id', values: [0xff_ffff, 0x01_0203], format: 'uint24', bytes: 7 },
+  { name: 'an id of 2^24', values: [0x100_0000, 1], format: 'uint32', bytes: 9 },
   { name: 'largest uint32 id', values: [0xffff_ffff, 0], format: 'uint32', bytes: 9 },
   { name: 'vLLM -inf stand-in', values: [-9999.0, -0.5, 0], format: 'float32', bytes: 13 },
   { name: 'float32 logprobs', values: [Math.fround(-0.1234), Math.fround(-7.25e-6)], format: 'float32', bytes: 9 },
@@ -26,8 +28,13 @@ describe('packNumberArray', () => {
     back.forEach((value, i) => expect(Object.is(value, values[i])).toBe(true));
   });
 
-  it('writes little-endian uint32 after a one-byte tag', () => {
+  it('writes little-endian uint32 and uint24 after a one-byte tag', () => {
     expect([...packNumberArray([0x01020304])]).toEqual([1, 4, 3, 2, 1]);
+    expect([...packNumberArray([0x020304])]).toEqual([4, 4, 3, 2]);
+  });
+
+  it('still decodes token ids written as uint32 before uint24 existed', () => {
+    expect(unpackNumberArray(Buffer.from([1, 0x1d, 0x50, 0x02, 0, 5, 0, 0, 0]))).toEqual([151_581, 5]);
   });
 
   it('keeps null and empty distinct', () => {
@@ -51,11 +58,12 @@ describe('packNumberArray', () => {
     expect(() => unpackNumberArray(blob)).toThrow(DataError);
   });
 
-  it('round-trips any uint32 token ids exactly, as uint32', () => {
+  it('round-trips any uint32 token ids exactly, in 3 bytes each when all are below 2^24 and 4 otherwise', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 0xffff_ffff })), (values) => {
+      fc.property(fc.array(fc.oneof(fc.integer({ min: 0, max: 0xff_ffff }), fc.integer({ min: 0, max: 0xffff_ffff }))), (values) => {
         const blob = packNumberArray(values);
-        expect(blob.length).toBe(1 + 4 * values.length);
+        const width = values.length > 0 && values.every((value) => value < 0x100_0000) ? 3 : 4;
+        expect(blob.length).toBe(1 + width * values.length);
         expect(unpackNumberArray(blob)).toEqual(values);
       }),
     );

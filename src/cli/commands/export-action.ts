@@ -24,7 +24,7 @@ export async function exportJsonlAction(flags: ExportFlags): Promise<void> {
     ...(flags.modelName === undefined ? {} : { modelName: flags.modelName }),
     ...(flags.allowMixed ? { allowMixed: true } : {}),
   };
-  const store = openStore(resolveDbPath(flags.db), { readonly: true });
+  const store = openStore(resolveDbPath(flags.db), { readonly: true, sequential: true });
   try {
     if (flags.output === '-') {
       const sink = createStreamSink(process.stdout);

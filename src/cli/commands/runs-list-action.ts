@@ -7,8 +7,8 @@ export function listRunsAction(flags: { db?: string; json?: boolean }): void {
   const store = openStore(resolveDbPath(flags.db), { readonly: true });
   try {
     const rows = store.runs.list().map((run) => {
-      const sessions = store.runs.sessions(run.id);
-      return { ...run, sessions: sessions.length, done: sessions.filter((session) => session.stage === 'done').length };
+      const counts = store.runs.counts(run.id);
+      return { ...run, sessions: counts.total, done: counts.done };
     });
     if (flags.json) {
       printJson(rows);

@@ -5,22 +5,28 @@ import { openStore } from '../../store/open-store.js';
 import { formatMergeStatistics } from '../../export/format-merge-statistics.js';
 import { computeMergeStatistics } from '../../export/merge-statistics.js';
 import { diffManifests } from '../../rollout/run-manifest.js';
-import type { RunRow, RunSessionRow } from '../../store/run-repository.js';
+import type { Store } from '../../store/open-store.js';
+import type { RunRow } from '../../store/run-repository.js';
+import type { RunGroupSummary, RunSessionSummary } from '../../store/run-session-queries.js';
+import { mapIterable, printStreamedTable, type Cell } from '../print-streamed-table.js';
 import { summarizeManifest } from '../summarize-manifest.js';
 import { printJson, printLine, printTable } from '../output.js';
 
+/**
+ * Prints a run. Sessions are read a page at a time (light summaries, no agent logs) and groups come from SQL
+ * aggregates, so memory does not grow with the run; `--json` reads each session's patch as it prints it.
+ */
 export function showRunAction(name: string, flags: { db?: string; json?: boolean }): void {
-  const store = openStore(resolveDbPath(flags.db), { readonly: true });
+  const store = openStore(resolveDbPath(flags.db), { readonly: true, sequential: true });
   try {
     const run = store.runs.get(name);
     if (run === undefined) throw new NotFoundError(`no run "${name}" in ${store.path}`, 'List them with: polar runs list');
-    const sessions = store.runs.sessions(run.id);
     if (flags.json) {
-      const { manifest, ...rest } = run;
-      printJson({ run: rest, manifest, sessions: sessions.map(sessionToJson) });
+      printRunJson(store, run);
       return;
     }
-    printLine(`run ${run.name} (id ${run.id}): ${run.status}${run.statusReason ? ` (${run.statusReason})` : ''}, harness ${run.harness}, upstream ${run.upstream}, ${sessions.length} session(s)`);
+    const counts = store.runs.counts(run.id);
+    printLine(`run ${run.name} (id ${run.id}): ${run.status}${run.statusReason ? ` (${run.statusReason})` : ''}, harness ${run.harness}, upstream ${run.upstream}, ${counts.total} session(s)`);
     printLine(`dataset ${run.datasetPath}; data ${store.path}`);
     for (const line of summarizeManifest(run.manifest)) printLine(line);
     const stats = run.stats ?? {};
@@ -31,26 +37,11 @@ export function showRunAction(name: string, flags: { db?: string; json?: boolean
     }
     printLine('');
     printLine('groups (one per task; infra_error sessions are not part of a group):');
-    printTable(['instance', 'samples', 'in group', 'completed', 'resolved', 'mean reward'], groupRows(sessions));
+    printTable(['instance', 'samples', 'in group', 'completed', 'resolved', 'mean reward'], store.runs.groupSummaries(run.id).map(groupRow));
     printLine('');
-    printTable(
+    printStreamedTable(
       ['session', 'instance', 'sample', 'stage', 'status', 'reason', 'tries', 'calls', 'ok', 'sampled tok', 'agent s', 'patch', 'reward', 'key'],
-      sessions.map((session) => [
-        session.id,
-        session.instanceId,
-        session.sampleIndex,
-        session.stage,
-        session.status,
-        session.statusReason,
-        session.attempts,
-        session.callCount,
-        session.okCallCount,
-        session.sampledTokens,
-        session.timings.agent === undefined ? null : (session.timings.agent / 1000).toFixed(1),
-        session.patch === null ? null : `${patchLines(session.patch)} lines`,
-        session.reward,
-        session.key,
-      ]),
+      () => mapIterable(store.runs.iterateSessionSummaries(run.id), sessionCells),
     );
     const merge = formatMergeStatistics(computeMergeStatistics(store, run.id));
     printLine('');
@@ -85,11 +76,48 @@ function formatValue(value: unknown): string {
   return value === undefined ? '(absent)' : JSON.stringify(value);
 }
 
-function patchLines(patch: string): number {
-  return patch === '' ? 0 : patch.trimEnd().split('\n').length;
+function sessionCells(session: RunSessionSummary): Cell[] {
+  return [
+    session.id,
+    session.instanceId,
+    session.sampleIndex,
+    session.stage,
+    session.status,
+    session.statusReason,
+    session.attempts,
+    session.callCount,
+    session.okCallCount,
+    session.sampledTokens,
+    session.timings.agent === undefined ? null : (session.timings.agent / 1000).toFixed(1),
+    session.patchLines === null ? null : `${session.patchLines} lines`,
+    session.reward,
+    session.key,
+  ];
 }
 
-function sessionToJson(session: RunSessionRow): Record<string, unknown> {
+/** `{ run, manifest, sessions }` as printJson would print it, one session (patch included) at a time. */
+function printRunJson(store: Store, run: RunRow): void {
+  const { manifest, ...rest } = run;
+  const indent = (value: unknown, depth: number) => JSON.stringify(value, null, 2).replaceAll('\n', `\n${' '.repeat(depth)}`);
+  printLine('{');
+  printLine(`  "run": ${indent(rest, 2)},`);
+  printLine(`  "manifest": ${indent(manifest, 2)},`);
+  // One session behind, so each line carries its separating comma: one patch in memory at a time.
+  let previous: string | undefined;
+  for (const session of store.runs.iterateSessionSummaries(run.id)) {
+    if (previous === undefined) printLine('  "sessions": [');
+    else printLine(`${previous},`);
+    previous = `    ${indent(sessionToJson(session, store.runs.sessionPatch(session.id) ?? null), 4)}`;
+  }
+  if (previous === undefined) printLine('  "sessions": []');
+  else {
+    printLine(previous);
+    printLine('  ]');
+  }
+  printLine('}');
+}
+
+function sessionToJson(session: RunSessionSummary, patch: string | null): Record<string, unknown> {
   return {
     id: session.id,
     key: session.key,
@@ -108,23 +136,10 @@ function sessionToJson(session: RunSessionRow): Record<string, unknown> {
     timings_ms: session.timings,
     reward: session.reward,
     evaluation: session.evaluation,
-    patch: session.patch,
+    patch,
   };
 }
 
-function groupRows(sessions: RunSessionRow[]): (string | number | null)[][] {
-  const groups = new Map<string, RunSessionRow[]>();
-  for (const session of sessions) groups.set(session.instanceId, [...(groups.get(session.instanceId) ?? []), session]);
-  return [...groups].map(([instance, members]) => {
-    const inGroup = members.filter((session) => session.status !== 'infra_error' && session.status !== 'cancelled');
-    const rewards = inGroup.flatMap((session) => (session.reward === null ? [] : [session.reward]));
-    return [
-      instance,
-      members.length,
-      inGroup.length,
-      members.filter((session) => session.status === 'completed').length,
-      rewards.filter((reward) => reward === 1).length,
-      rewards.length === 0 ? null : (rewards.reduce((sum, reward) => sum + reward, 0) / rewards.length).toFixed(2),
-    ];
-  });
+function groupRow(group: RunGroupSummary): Cell[] {
+  return [group.instanceId, group.samples, group.inGroup, group.completed, group.resolved, group.meanReward === null ? null : group.meanReward.toFixed(2)];
 }

@@ -2,7 +2,8 @@
 import { NotFoundError } from '../../errors.js';
 import type { ContainerLimits, ContainerRuntime, PullProgressEvent } from '../../runtime/container-runtime.js';
 import type { Store } from '../../store/open-store.js';
-import type { RunRow, RunSessionRow, SessionStatus, TaskRow } from '../../store/run-repository.js';
+import type { RunRow, SessionStatus, TaskRow } from '../../store/run-repository.js';
+import type { RunSessionSummary } from '../../store/run-session-queries.js';
 import type { EvalOutcome, EvalTimings } from './evaluate-instance.js';
 import { evaluateSessionPatch } from './evaluate-session-patch.js';
 import { makeEvalScript } from './make-eval-script.js';
@@ -67,10 +68,11 @@ export async function evaluateRunSessions(store: Store, runtime: ContainerRuntim
   if (run === undefined) throw new NotFoundError(`no run "${runNameOrId}" in ${store.path}`, 'List the runs with: polar runs list');
   const tasks = new Map(store.runs.tasks(run.id).map((task) => [task.id, task]));
   const records = new Map<number, SwebenchRecord>();
-  const eligible: RunSessionRow[] = [];
+  // Light summaries only: each worker reads its session's patch when it starts (8,000 patches are never held at once).
+  const eligible: RunSessionSummary[] = [];
   const skipped: RunSessionsEvaluation['skipped'] = [];
   const wanted = options.instanceIds !== undefined && options.instanceIds.length > 0 ? new Set(options.instanceIds) : undefined;
-  for (const session of store.runs.sessions(run.id)) {
+  for (const session of store.runs.iterateSessionSummaries(run.id)) {
     const reason = wanted !== undefined && !wanted.has(session.instanceId) ? 'instance not selected' : skipReason(session, options.reevaluate ?? false);
     if (reason !== undefined) {
       skipped.push({ sessionId: session.id, instanceId: session.instanceId, reason });
@@ -83,7 +85,7 @@ export async function evaluateRunSessions(store: Store, runtime: ContainerRuntim
   }
   const { onEvent, signal } = options;
   onEvent?.({ type: 'sessions-start', runId: run.id, runName: run.name, toEvaluate: eligible.length, skipped: skipped.length, concurrency: options.concurrency });
-  if (eligible.some((session) => session.patch !== null && session.patch !== '')) await runtime.ping();
+  if (eligible.some((session) => session.patchBytes !== null && session.patchBytes > 0)) await runtime.ping();
 
   let done = 0;
   const evaluated = await runWithConcurrency(
@@ -93,7 +95,8 @@ export async function evaluateRunSessions(store: Store, runtime: ContainerRuntim
       const record = records.get(session.taskId) as SwebenchRecord;
       const { id: sessionId, instanceId, sampleIndex } = session;
       onEvent?.({ type: 'session-eval-start', sessionId, instanceId, sampleIndex });
-      const { reward, verdict } = await evaluateSessionPatch({ runtime, runs: store.runs, runName: run.name }, session, record, {
+      const patch = store.runs.sessionPatch(sessionId) ?? null;
+      const { reward, verdict } = await evaluateSessionPatch({ runtime, runs: store.runs, runName: run.name }, { id: sessionId, patch }, record, {
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.limits !== undefined ? { limits: options.limits } : {}),
         ...(signal !== undefined ? { signal } : {}),
@@ -112,7 +115,7 @@ export async function evaluateRunSessions(store: Store, runtime: ContainerRuntim
   return { run, evaluated, skipped, wallMs: Math.round(performance.now() - started) };
 }
 
-function skipReason(session: RunSessionRow, reevaluate: boolean): string | undefined {
+function skipReason(session: RunSessionSummary, reevaluate: boolean): string | undefined {
   if (session.stage !== 'done' || session.status === null) return `not finished (stage ${session.stage})`;
   if (!EVALUATED_STATUSES.has(session.status)) return `status ${session.status} is not evaluated`;
   const previous = session.evaluation?.['outcome'];

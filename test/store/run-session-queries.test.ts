@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/store/open-store.js';
+import { okCallRecord } from '../helpers/ok-call-record.js';
+
+function seed(store: Store, tasks: number, samples: number) {
+  const run = store.runs.create({ name: 'big', harness: 'pi', datasetPath: '/d.jsonl', upstream: 'sim:oracle', samples, config: {}, ownerPid: 1, ownerHost: 'h' });
+  for (let t = 0; t < tasks; t++) {
+    const task = store.runs.addTask(run.id, `repo__x-${t}`, {});
+    for (let s = 0; s < samples; s++) store.runs.addSession(run.id, task.id, s, true);
+  }
+  return run;
+}
+
+describe('light run session readers', () => {
+  let store: Store;
+  afterEach(() => store?.close());
+
+  it('iterates every session in task then sample order, across pages, without agent logs or patches', () => {
+    store = openStore(':memory:');
+    const run = seed(store, 5, 3);
+    const first = store.runs.sessions(run.id)[0]!;
+    store.calls.insert(okCallRecord({ sessionId: first.id, prompt: [1, 2, 3], sampled: [4, 5], logprobs: [-0.5, -0.25], messages: [] }));
+    store.runs.finishSession(first.id, { status: 'completed', patch: 'diff --git a/x b/x\n+1\n+2\n\n', agentLog: 'x'.repeat(65_536), exitCode: 0 });
+    store.runs.setAgentOutcome(first.id, { status: 'completed', agentLog: 'log' });
+
+    const full = store.runs.sessions(run.id);
+    for (const pageSize of [1, 2, 4, 15, 16, 256]) {
+      const light = [...store.runs.iterateSessionSummaries(run.id, { pageSize })];
+      expect(light.map((session) => session.id)).toEqual(full.map((session) => session.id));
+      for (const [index, session] of light.entries()) {
+        const { patch, agentLog, agentOutcome, ...rest } = full[index]!;
+        expect(session).toMatchObject(rest);
+        expect(session).not.toHaveProperty('agentLog');
+        expect(session).not.toHaveProperty('patch');
+        expect(session.hasAgentOutcome).toBe(agentOutcome !== null);
+        expect(session.agentOutcomeStatus).toBe(agentOutcome?.status ?? null);
+        expect(session.patchLines).toBe(patch === null ? null : patch.trimEnd().split('\n').length);
+        expect(session.patchBytes).toBe(patch === null ? null : Buffer.byteLength(patch));
+      }
+    }
+    expect(store.runs.iterateSessionSummaries(run.id).next().value).toMatchObject({ callCount: 1, okCallCount: 1, promptTokens: 3, sampledTokens: 2, patchLines: 3 });
+    expect(store.runs.sessionPatch(first.id)).toBe('diff --git a/x b/x\n+1\n+2\n\n');
+    expect(store.runs.sessionPatch(full[1]!.id)).toBeNull();
+    expect(store.runs.sessionPatch(99_999)).toBeUndefined();
+  });
+
+  it('reads lazily: a session changed after the first yield is seen changed, and writes between yields work', () => {
+    store = openStore(':memory:');
+    const run = seed(store, 4, 2);
+    const ids = store.runs.sessions(run.id).map((session) => session.id);
+    const iterator = store.runs.iterateSessionSummaries(run.id, { pageSize: 2 });
+    expect(iterator.next().value?.status).toBeNull();
+    // A write while the iterator is suspended (a preloaded list, or an open cursor holding the connection, would fail this).
+    store.runs.finishSession(ids.at(-1)!, { status: 'timeout', patch: '' });
+    const rest = [...iterator];
+    expect(rest).toHaveLength(ids.length - 1);
+    expect(rest.at(-1)).toMatchObject({ id: ids.at(-1), status: 'timeout', patchLines: 0, patchBytes: 0 });
+  });
+
+  it('an empty run yields nothing', () => {
+    store = openStore(':memory:');
+    const run = seed(store, 0, 1);
+    expect([...store.runs.iterateSessionSummaries(run.id)]).toEqual([]);
+    expect(store.runs.counts(run.id)).toEqual({ total: 0, done: 0, byStatus: {} });
+    expect(store.runs.groupSummaries(run.id)).toEqual([]);
+  });
+
+  it('aggregates groups and counts in SQL', () => {
+    store = openStore(':memory:');
+    const run = seed(store, 2, 3);
+    const [a, b, c, d] = store.runs.sessions(run.id);
+    store.runs.finishSession(a!.id, { status: 'completed' });
+    store.runs.setReward(a!.id, 1, null);
+    store.runs.finishSession(b!.id, { status: 'agent_error' });
+    store.runs.setReward(b!.id, 0, null);
+    store.runs.finishSession(c!.id, { status: 'infra_error' });
+    store.runs.setReward(c!.id, 1, null);
+    store.runs.finishSession(d!.id, { status: 'cancelled' });
+    expect(store.runs.groupSummaries(run.id)).toEqual([
+      { instanceId: 'repo__x-0', samples: 3, inGroup: 2, completed: 1, resolved: 1, meanReward: 0.5 },
+      { instanceId: 'repo__x-1', samples: 3, inGroup: 2, completed: 0, resolved: 0, meanReward: null },
+    ]);
+    expect(store.runs.counts(run.id)).toEqual({ total: 6, done: 4, byStatus: { completed: 1, agent_error: 1, infra_error: 1, cancelled: 1 } });
+  });
+});
