@@ -17,14 +17,15 @@ describe('fake vLLM upstream behind the pass-through proxy', () => {
   ])('$name: JSON, SSE and /v1/models answer the canned bodies', async ({ base }) => {
     // One prompt token id per BYTES_PER_PROMPT_TOKEN request bytes, like a real server's answer.
     const request = { model: 'm', messages: [{ role: 'user', content: 'x'.repeat(4000) }], stream: false };
-    const parts = fakeCompletionParts(Math.round(JSON.stringify(request).length / BYTES_PER_PROMPT_TOKEN));
+    const partsFor = (body: unknown) => fakeCompletionParts(Math.round(JSON.stringify(body).length / BYTES_PER_PROMPT_TOKEN));
     const json = await post(base(), request);
     expect(json.status).toBe(200);
-    expect(await json.json()).toEqual(fakeChatCompletion(parts));
+    expect(await json.json()).toEqual(fakeChatCompletion(partsFor(request)));
 
-    const sse = await post(base(), { ...request, stream: true });
+    const streamed = { ...request, stream: true };
+    const sse = await post(base(), streamed);
     expect(sse.headers.get('content-type')).toContain('text/event-stream');
-    expect(Buffer.from(await sse.arrayBuffer())).toEqual(Buffer.concat(fakeSseFrames(fakeChatCompletionChunks(parts))));
+    expect(Buffer.from(await sse.arrayBuffer())).toEqual(Buffer.concat(fakeSseFrames(fakeChatCompletionChunks(partsFor(streamed)))));
 
     const models = await fetch(`${base()}/v1/models`);
     expect(await models.json()).toEqual(fakeModelList());
