@@ -1,4 +1,4 @@
-// Strict UTF-8 decoding of client bodies (simdutf validation + decode): what TextDecoder({ fatal }) accepted, nothing more.
+// Strict UTF-8 decoding of client bodies: exactly what a fatal TextDecoder accepts, never U+FFFD.
 import { describe, expect, it } from 'vitest';
 import { parseClientJson } from '../../src/providers/parse-client-json.js';
 import { RequestError } from '../../src/providers/request-error.js';
