@@ -1,10 +1,12 @@
 // A minimal, fast vLLM-shaped upstream for benchmarks: canned chat completions (JSON or SSE written
-// chunk by chunk) and /v1/models. The answer carries one prompt token id per 4 request bytes (what a
+// chunk by chunk), /v1/models, and the same answer at /v1/messages as an Anthropic server sends it
+// (the direct target of the Anthropic path). The answer carries one prompt token id per 4 request bytes (what a
 // real server returns for a prompt of that size). With --delay-ms N a JSON answer comes after N ms and
 // a stream's frames are spread evenly over N ms (smooth token arrivals); without it, no delay.
 // Run as its own process:
 //   node --import tsx test/bench/fake-vllm-upstream.ts [--port N] [--delay-ms N]   (prints "listening on <url>")
 import http from 'node:http';
+import { fakeAnthropicMessage, fakeAnthropicSseFrames } from './fake-anthropic-message.js';
 import { fakeChatCompletion, fakeChatCompletionChunks, fakeCompletionParts, fakeModelList, fakeSseFrames } from './fake-vllm-completion.js';
 import { argValue, listenOnLoopback, type RunningServer, runAsProcess } from './run-as-process.js';
 
@@ -16,16 +18,23 @@ interface CannedAnswer {
   frames: Buffer[];
 }
 
+const CHAT_PATH = '/v1/chat/completions';
+const MESSAGES_PATH = '/v1/messages';
+
 export function startFakeVllmUpstream(port = 0, delayMs = 0): Promise<RunningServer> {
   const models = Buffer.from(JSON.stringify(fakeModelList()));
-  const answers = new Map<number, CannedAnswer>();
-  const answerFor = (requestBytes: number): CannedAnswer => {
+  const answers = new Map<string, CannedAnswer>();
+  const answerFor = (path: string, requestBytes: number): CannedAnswer => {
     const promptTokens = Math.max(1, Math.round(requestBytes / BYTES_PER_PROMPT_TOKEN));
-    let answer = answers.get(promptTokens);
+    let answer = answers.get(`${path} ${promptTokens}`);
     if (answer === undefined) {
-      const parts = fakeCompletionParts(promptTokens);
-      answer = { completion: Buffer.from(JSON.stringify(fakeChatCompletion(parts))), frames: fakeSseFrames(fakeChatCompletionChunks(parts)) };
-      answers.set(promptTokens, answer);
+      if (path === MESSAGES_PATH) {
+        answer = { completion: Buffer.from(JSON.stringify(fakeAnthropicMessage(promptTokens))), frames: fakeAnthropicSseFrames(promptTokens) };
+      } else {
+        const parts = fakeCompletionParts(promptTokens);
+        answer = { completion: Buffer.from(JSON.stringify(fakeChatCompletion(parts))), frames: fakeSseFrames(fakeChatCompletionChunks(parts)) };
+      }
+      answers.set(`${path} ${promptTokens}`, answer);
     }
     return answer;
   };
@@ -37,7 +46,9 @@ export function startFakeVllmUpstream(port = 0, delayMs = 0): Promise<RunningSer
       req.resume();
       return;
     }
-    if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+    // /v1/messages?beta=true is what Claude Code calls.
+    const route = path.split('?')[0] as string;
+    if (req.method !== 'POST' || (route !== CHAT_PATH && route !== MESSAGES_PATH)) {
       req.resume();
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found","type":"NotFoundError","code":404}}');
       return;
@@ -53,7 +64,7 @@ export function startFakeVllmUpstream(port = 0, delayMs = 0): Promise<RunningSer
         res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"invalid JSON","type":"BadRequestError","code":400}}');
         return;
       }
-      const { completion, frames } = answerFor(body.length);
+      const { completion, frames } = answerFor(route, body.length);
       if (!stream) {
         const send = (): void => void res.writeHead(200, { 'content-type': 'application/json', 'content-length': completion.length }).end(completion);
         if (delayMs > 0) setTimeout(send, delayMs);

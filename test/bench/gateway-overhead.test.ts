@@ -8,7 +8,7 @@ import { gatewayScenarios, runGatewayOverhead } from './gateway-overhead.js';
 describe('runGatewayOverhead', () => {
   it('measures all three targets in every scenario and checks polar stored every call', async () => {
     const before = new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('polar-bench-gateway-')));
-    const wanted = ['JSON c=1 10 KB', 'JSON c=64 10 KB', 'stream c=1 10 KB', 'stream c=64 10 KB', 'stream c=64 69 KB', 'JSON c=1 10 KB +500 ms'];
+    const wanted = ['JSON c=1 10 KB', 'JSON c=64 10 KB', 'stream c=1 10 KB', 'stream c=64 10 KB', 'stream c=64 69 KB', 'JSON c=1 10 KB +500 ms', 'anthropic stream c=1 78 KB', 'anthropic JSON c=64 78 KB'];
     const scenarios = gatewayScenarios(0.002)
       .filter((scenario) => wanted.includes(scenario.label))
       .map((scenario) => ({ ...scenario, rounds: 2 }));

@@ -19,14 +19,19 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const HERE = import.meta.dirname;
 const MAX_CONCURRENCY = 64;
 
-/** A real Qwen Code request (68.6 KB: 26 KB system prompt, 15 tool schemas, 14 messages), recorded through polar. */
-const RECORDED_REQUEST = path.join(ROOT, 'test/fixtures/bench/qwen-code-request.json');
+/**
+ * Real requests recorded through polar: Qwen Code (OpenAI chat, 68.6 KB: 26 KB system prompt, 15 tool
+ * schemas, 14 messages) and Claude Code (Anthropic Messages, 77.7 KB: 24 tool schemas, 6 messages).
+ */
+const RECORDED_REQUEST = { openai: path.join(ROOT, 'test/fixtures/bench/qwen-code-request.json'), anthropic: path.join(ROOT, 'test/fixtures/bench/claude-code-request.json') };
 
 /** The body a scenario sends: the synthetic 10 KB request, or the recorded one with only `stream` set. */
 export function scenarioBody(scenario: Scenario): Buffer {
-  if (scenario.body !== 'recorded') return benchChatRequestBody(scenario.stream);
-  const request = JSON.parse(readFileSync(RECORDED_REQUEST, 'utf8')) as Record<string, unknown>;
+  const protocol = scenario.protocol ?? 'openai';
+  if (scenario.body !== 'recorded' && protocol === 'openai') return benchChatRequestBody(scenario.stream);
+  const request = JSON.parse(readFileSync(RECORDED_REQUEST[protocol], 'utf8')) as Record<string, unknown>;
   request.stream = scenario.stream;
+  if (protocol === 'anthropic') return Buffer.from(JSON.stringify(request));
   if (scenario.stream) request.stream_options = { include_usage: true };
   else delete request.stream_options;
   return Buffer.from(JSON.stringify(request));
@@ -58,6 +63,23 @@ export function gatewayScenarios(scale: number): Scenario[] {
           });
         }
       }
+    }
+  }
+  // The Anthropic path with the recorded Claude Code request: direct and floor get a native Anthropic
+  // answer from the fake upstream; polar translates to and from chat completions on the same upstream.
+  for (const stream of [false, true]) {
+    for (const concurrency of [1, 64]) {
+      scenarios.push({
+        label: `anthropic ${stream ? 'stream' : 'JSON'} c=${concurrency} 78 KB`,
+        stream,
+        concurrency,
+        rounds: concurrency === 1 ? 10 : 5,
+        requestsPerRound: n(concurrency === 1 ? 200 : 1000),
+        warmupRequests: n(concurrency === 1 ? 100 : 500),
+        body: 'recorded',
+        protocol: 'anthropic',
+        upstreamDelayMs: 0,
+      });
     }
   }
   return scenarios;
@@ -148,10 +170,11 @@ export async function runGatewayOverhead(options: GatewayOverheadOptions): Promi
     const results: ScenarioResult[] = [];
     for (const scenario of options.scenarios) {
       const stack = await stackFor(scenario.upstreamDelayMs ?? 0);
+      const endpoint = scenario.protocol === 'anthropic' ? '/v1/messages?beta=true' : '/v1/chat/completions';
       const targets: LoadTarget<TargetName>[] = [
-        { name: 'direct', url: `${stack.upstream.url}/v1/chat/completions` },
-        { name: 'floor', url: `${stack.floor.url}/v1/chat/completions` },
-        { name: 'polar', url: `${stack.gateway.url}/v1/chat/completions` },
+        { name: 'direct', url: `${stack.upstream.url}${endpoint}` },
+        { name: 'floor', url: `${stack.floor.url}${endpoint}` },
+        { name: 'polar', url: `${stack.gateway.url}${endpoint}` },
       ];
       const pids: Record<TargetName, number | undefined> = { direct: stack.upstream.child.pid, floor: stack.floor.child.pid, polar: stack.gateway.child.pid };
       const started = performance.now();

@@ -17,8 +17,10 @@ export interface Scenario {
   rounds: number;
   requestsPerRound: number;
   warmupRequests: number;
-  /** The request body: the 10 KB synthetic agent request (default) or a real ~69 KB one recorded from Qwen Code. */
+  /** The request body: the 10 KB synthetic agent request (default) or a real one recorded from a harness (Qwen Code 69 KB, Claude Code 78 KB). */
   body?: 'synthetic' | 'recorded';
+  /** The client protocol: OpenAI chat (default) or Anthropic Messages. */
+  protocol?: 'openai' | 'anthropic';
   /** The upstream's answer time (0: instant). */
   upstreamDelayMs?: number;
 }
@@ -66,6 +68,7 @@ export async function measureScenario<Name extends string>(input: ScenarioInput<
       requests,
       agent: agents.get(target.name) as http.Agent,
       stream: scenario.stream,
+      streamEnd: scenario.protocol === 'anthropic' ? 'message_stop' : '[DONE]',
     });
     if (result.failures > 0) {
       throw new Error(`${scenario.label} against ${target.name}: ${result.failures} of ${requests} requests failed; first: ${result.firstFailure}`);

@@ -27,6 +27,11 @@ describe('fake vLLM upstream behind the pass-through proxy', () => {
     expect(sse.headers.get('content-type')).toContain('text/event-stream');
     expect(Buffer.from(await sse.arrayBuffer())).toEqual(Buffer.concat(fakeSseFrames(fakeChatCompletionChunks(partsFor(streamed)))));
 
+    const anthropic = await fetch(`${base()}/v1/messages?beta=true`, { method: 'POST', body: JSON.stringify({ ...request, stream: true }) });
+    const events = await anthropic.text();
+    expect(events.startsWith('event: message_start\n')).toBe(true);
+    expect(events.trimEnd().endsWith('data: {"type":"message_stop"}')).toBe(true);
+
     const models = await fetch(`${base()}/v1/models`);
     expect(await models.json()).toEqual(fakeModelList());
   });
