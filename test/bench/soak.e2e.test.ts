@@ -4,7 +4,8 @@ import { FD_NOISE, renderSoakReport, runSoak, SOAK_DEFAULTS, type SoakOptions } 
 
 describe('soak (60 s)', () => {
   it('loses no call a client saw finish, keeps RSS flat after warm-up and leaks no fds', async () => {
-    const options: SoakOptions = { ...SOAK_DEFAULTS, durationMs: 60_000, thinkMs: 1000, warmupFraction: 0.4, log: () => undefined };
+    // 12 turns: every session slot starts a fresh session about three times, so per-session state must be released for RSS to stay flat.
+    const options: SoakOptions = { ...SOAK_DEFAULTS, durationMs: 60_000, turns: 12, thinkMs: 1000, warmupFraction: 0.4, log: () => undefined };
     const result = await runSoak(options);
     const report = renderSoakReport(options, result);
     process.stdout.write(`${report}\n`);
