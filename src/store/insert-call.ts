@@ -27,12 +27,22 @@ const INSERT_SQL = `INSERT INTO calls (
   @upstream_response, @requested_sampling, @sent_sampling, @response_model, @mode, @fallback_reason, @fallback_detail
 )`;
 
+function isUint32(value: number): boolean {
+  return Number.isInteger(value) && value >= 0 && value <= 0xffff_ffff && !Object.is(value, -0);
+}
+
+/** Prompt ids followed by sampled ids: a Uint32Array when every value is exactly one, else a number[]. */
+function promptBaseOf(prompt: number[], sampled: number[] | null): ArrayLike<number> {
+  const all = sampled === null ? prompt : prompt.concat(sampled);
+  return all.every(isUint32) ? Uint32Array.from(all) : all;
+}
+
 function toPriorCall(id: number, seq: number, record: CallRecord): RecentCall {
   const { promptTokenIds, tokenIds } = record.capture;
   return {
     id,
     seq,
-    promptBase: promptTokenIds === null ? null : promptTokenIds.concat(tokenIds ?? []),
+    promptBase: promptTokenIds === null ? null : promptBaseOf(promptTokenIds, tokenIds),
     clientRequest: Buffer.from(record.clientRequest),
     upstreamRequest: record.upstreamRequest === null ? null : Buffer.from(record.upstreamRequest),
   };

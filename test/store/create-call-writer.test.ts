@@ -68,6 +68,21 @@ describe('createCallWriter', () => {
     expect(store.calls.get(await again.write(second))?.seq).toBe(1);
   });
 
+  it('round-trips prompts that hold ids no Uint32Array can (the prior cache keeps those as numbers)', async () => {
+    const { store, path, ids } = storeWithSessions(1);
+    const writer = createCallWriter(path);
+    writers.push(writer);
+    const [first, second] = createSyntheticSession(ids[0] as number, 2) as [CallRecord, CallRecord];
+    const odd = (record: CallRecord, values: number[]): CallRecord => ({
+      ...record,
+      capture: { ...record.capture, promptTokenIds: [...values, ...(record.capture.promptTokenIds ?? [])] },
+    });
+    const records = [odd(first, [-1, 2 ** 32, 0.5]), odd(second, [-1, 2 ** 32, 0.5])];
+    for (const record of records) {
+      expectSameRecord(storedToRecord(store.calls.get(await writer.write(record), { withRaw: true })), record);
+    }
+  });
+
   it('loads the compiled worker from dist/ (what bin/polar.js runs)', async () => {
     const { store, path, ids } = storeWithSessions(1);
     const dist = pathToFileURL(join(import.meta.dirname, '../../dist/store/create-call-writer.js')).href;
