@@ -142,13 +142,14 @@ export interface SessionRef {
 
 /**
  * How the gateway persists what it captured. The store implements it; tests may fake it.
- * Contract: `recordCall` returns only after the record is durably committed, and throws on failure.
+ * Contract: `recordCall` returns (or resolves) only after the record is durably committed, and throws
+ * (or rejects) on failure.
  */
 export interface CallRecorder {
   /** The session for an API key, or undefined when the key is unknown. */
   findSession(key: string): SessionRef | undefined;
-  /** Commits one call and returns its id. */
-  recordCall(record: CallRecord): number;
+  /** Commits one call and returns its id (the store answers with a promise: it commits in a worker). */
+  recordCall(record: CallRecord): number | Promise<number>;
   /** Commits a refused action of a session's container (optional: fakes may leave it out). */
   recordSecurityEvent?(event: SecurityEvent): void;
 }

@@ -8,8 +8,14 @@ export function observeRecorder(inner: CallRecorder, onCall: (record: CallRecord
     recordSecurityEvent: (event) => inner.recordSecurityEvent?.(event),
     recordCall(record) {
       const id = inner.recordCall(record);
-      onCall(record, id);
-      return id;
+      if (typeof id === 'number') {
+        onCall(record, id);
+        return id;
+      }
+      return id.then((committed) => {
+        onCall(record, committed);
+        return committed;
+      });
     },
   };
 }

@@ -60,8 +60,11 @@ export interface CallOutcome {
   upstreamResponse?: Buffer | null;
 }
 
-/** Builds the record for this call and commits it. Returns the call id. Throws if the commit fails. */
-export function commitCall(context: CallContext, outcome: CallOutcome): number {
+/**
+ * Builds the record for this call and commits it (off the event loop when the recorder is the store).
+ * Resolves with the call id after the commit; rejects if the commit fails.
+ */
+export async function commitCall(context: CallContext, outcome: CallOutcome): Promise<number> {
   const now = performance.now();
   const responseModel = context.responseModel ?? null;
   // An answer from another model than the one sent is not this policy's sample: infrastructure fault.
@@ -93,7 +96,7 @@ export function commitCall(context: CallContext, outcome: CallOutcome): number {
     tokenInFallback: context.tokenInFallback ?? null,
     policyVersion: context.policyVersion ?? null,
   };
-  const id = context.recorder.recordCall(record);
+  const id = await context.recorder.recordCall(record);
   try {
     context.afterCommit?.(record);
   } catch {

@@ -41,7 +41,7 @@ export async function handleModelCall(
   routeContext: RequestContext,
   options: ModelCallOptions,
 ): Promise<void> {
-  const parsed = parseClientRequest(context, routeContext);
+  const parsed = await parseClientRequest(context, routeContext);
   if (parsed === undefined) return;
   context.request = parsed;
 
@@ -81,31 +81,35 @@ export async function handleModelCall(
     }
   } catch (error) {
     context.res.off('close', onClientClose);
-    recordFailure(context, error, abort.signal.aborted);
+    await recordFailure(context, error, abort.signal.aborted);
   } finally {
     if (entered) options.generation?.leave();
   }
 }
 
-function parseClientRequest(context: CallContext, routeContext: RequestContext): CanonicalRequest | undefined {
+async function parseClientRequest(context: CallContext, routeContext: RequestContext): Promise<CanonicalRequest | undefined> {
   try {
     const request = context.adapter.parseRequest(parseClientJson(context.rawBody), routeContext);
     validateConversation(request);
     return request;
   } catch (error) {
     if (error instanceof RequestError) {
-      rejectRequest(context, error.field && !error.message.startsWith(error.field) ? `${error.field}: ${error.message}` : error.message);
+      await rejectRequest(context, error.field && !error.message.startsWith(error.field) ? `${error.field}: ${error.message}` : error.message);
       return undefined;
     }
     const message = `polar failed to translate the request (a bug): ${(error as Error).message}`;
-    commitCall(context, { status: 'internal_error', error: message, httpStatus: 500 });
+    await safeCommit(context, 'internal_error', message, 500);
     answerError(context, { kind: 'internal', status: 500, message });
     return undefined;
   }
 }
 
-function rejectRequest(context: CallContext, message: string): void {
-  commitCall(context, { status: 'invalid_request', error: message, httpStatus: 400 });
+async function rejectRequest(context: CallContext, message: string): Promise<void> {
+  try {
+    await commitCall(context, { status: 'invalid_request', error: message, httpStatus: 400 });
+  } catch {
+    // The store failed; the client still learns what is wrong with its request.
+  }
   answerError(context, { kind: 'invalid-request', status: 400, message });
 }
 
@@ -123,16 +127,16 @@ async function replayAsStream(upstream: UpstreamResponse): Promise<UpstreamRespo
   return { status: 200, body: Readable.from([sse]) as unknown as IncomingMessage, timedOut: () => false };
 }
 
-function recordFailure(context: CallContext, error: unknown, clientGone: boolean): void {
+async function recordFailure(context: CallContext, error: unknown, clientGone: boolean): Promise<void> {
   if (error instanceof PolarError) {
     // e.g. the upstream serves several models and none was named: the message says which.
     const message = error.hint ? `${error.message}. ${error.hint}` : error.message;
-    safeCommit(context, 'upstream_error', message, 502);
+    await safeCommit(context, 'upstream_error', message, 502);
     answerError(context, { kind: 'upstream-error', status: 502, message });
     return;
   }
   if (clientGone || (error instanceof UpstreamConnectionError && error.kind === 'aborted')) {
-    safeCommit(context, 'client_aborted', 'the client closed the connection before the upstream answered; the upstream request was cancelled', 499);
+    await safeCommit(context, 'client_aborted', 'the client closed the connection before the upstream answered; the upstream request was cancelled', 499);
     return;
   }
   if (error instanceof UpstreamConnectionError) {
@@ -140,18 +144,23 @@ function recordFailure(context: CallContext, error: unknown, clientGone: boolean
     const message = timeout
       ? `${error.message}. The model server is too slow or stuck; raise --upstream-timeout or check the server.`
       : `${error.message}. Start the model server (e.g. vLLM >= 0.10.2, or polar sim) or fix --upstream.`;
-    safeCommit(context, timeout ? 'upstream_timeout' : 'upstream_unavailable', message, timeout ? 504 : 503);
+    await safeCommit(context, timeout ? 'upstream_timeout' : 'upstream_unavailable', message, timeout ? 504 : 503);
     answerError(context, { kind: timeout ? 'upstream-timeout' : 'upstream-unavailable', status: timeout ? 504 : 503, message });
     return;
   }
   const message = `polar failed while relaying the call (a bug): ${(error as Error).message ?? String(error)}`;
-  safeCommit(context, 'internal_error', message, 500);
+  await safeCommit(context, 'internal_error', message, 500);
   answerError(context, { kind: 'internal', status: 500, message });
 }
 
-function safeCommit(context: CallContext, status: 'client_aborted' | 'upstream_timeout' | 'upstream_unavailable' | 'upstream_error' | 'internal_error', message: string, httpStatus: number): void {
+async function safeCommit(
+  context: CallContext,
+  status: 'client_aborted' | 'upstream_timeout' | 'upstream_unavailable' | 'upstream_error' | 'internal_error',
+  message: string,
+  httpStatus: number,
+): Promise<void> {
   try {
-    commitCall(context, { status, error: message, httpStatus });
+    await commitCall(context, { status, error: message, httpStatus });
   } catch {
     // The store itself failed; the client still gets its error answer below.
   }

@@ -20,13 +20,13 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
     }
     if (context.res.destroyed) throw new UpstreamConnectionError('the client left while the upstream answered', 'aborted', { cause: error });
     const early = classifyEarlyClose((error as Error).message);
-    commitCall(context, { status: early.status, error: early.error.message, httpStatus: early.error.status });
+    await commitCall(context, { status: early.status, error: early.error.message, httpStatus: early.error.status });
     answerError(context, early.error);
     return;
   }
   if (upstream.status !== 200) {
     const classified = classifyUpstreamError(upstream.status, raw);
-    commitCall(context, {
+    await commitCall(context, {
       status: classified.status,
       error: classified.error.message,
       httpStatus: classified.error.status,
@@ -42,14 +42,14 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
     decoded = decodeChatCompletion(completion);
   } catch (error) {
     const message = `upstream answered 200 with a body that is not a chat.completion: ${(error as Error).message}`;
-    commitCall(context, { status: 'upstream_error', error: message, httpStatus: 502, upstreamResponse: raw });
+    await commitCall(context, { status: 'upstream_error', error: message, httpStatus: 502, upstreamResponse: raw });
     answerError(context, { kind: 'upstream-error', status: 502, message });
     return;
   }
   const verdict = checkTokenCapture(decoded.capture);
   if (verdict.status === 'no_token_ids') {
     const message = verdict.error ?? 'no token ids';
-    commitCall(context, {
+    await commitCall(context, {
       status: verdict.status,
       error: message,
       httpStatus: 502,
@@ -61,7 +61,7 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
     return;
   }
   // token_mismatch still answers the client: the answer is valid, only the capture is untrusted.
-  commitCall(context, {
+  await commitCall(context, {
     status: verdict.status,
     error: verdict.error,
     httpStatus: 200,

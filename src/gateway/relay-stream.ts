@@ -33,20 +33,22 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
   let settled = false;
 
   return new Promise<void>((resolve) => {
+    // The terminal frame waits for the commit (off the event loop); other sessions' bytes do not.
     const settle = (outcome: CallOutcome, after: () => void): void => {
       if (settled) return;
       settled = true;
       body.removeAllListeners('data');
-      try {
-        commitCall(context, { upstreamResponse: Buffer.concat(raw), capture: decoder.capture(), ...outcome });
-      } catch (error) {
-        // The capture could not be committed: the client must not believe the call succeeded.
-        failClient({ kind: 'internal', status: 500, message: `polar could not store the call: ${(error as Error).message}` });
-        resolve();
-        return;
-      }
-      after();
-      resolve();
+      commitCall(context, { upstreamResponse: Buffer.concat(raw), capture: decoder.capture(), ...outcome }).then(
+        () => {
+          after();
+          resolve();
+        },
+        (error: unknown) => {
+          // The capture could not be committed: the client must not believe the call succeeded.
+          failClient({ kind: 'internal', status: 500, message: `polar could not store the call: ${(error as Error).message}` });
+          resolve();
+        },
+      );
     };
 
     const failClient = (error: GatewayErrorBody): void => {

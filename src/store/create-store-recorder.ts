@@ -1,4 +1,4 @@
-// The gateway's CallRecorder over a Store: session lookup by API key with a cache, one commit per call.
+// The gateway's CallRecorder over a Store: session lookup by API key with a cache, calls committed off the event loop.
 import type { CallRecorder, SessionRef } from '../capture/call-record.js';
 import type { Store } from './open-store.js';
 
@@ -16,11 +16,13 @@ export interface StoreRecorderOptions {
 /**
  * Contract: findSession answers known keys from memory and asks the database on a miss, so a key
  * created a moment ago by another process (`polar sessions new`) is found. Misses are not cached.
- * recordCall returns only after the call has been committed.
+ * recordCall resolves only after the call has been committed; the commit runs in the store's commit
+ * worker (started here), off the gateway's event loop.
  */
 export function createStoreRecorder(store: Store, options: StoreRecorderOptions = {}): CallRecorder {
   const simulatedUpstream = options.simulated === true;
   const sessions = new Map<string, SessionRef>();
+  store.calls.prepareCommits();
   return {
     findSession(key) {
       const cached = sessions.get(key);
@@ -34,7 +36,7 @@ export function createStoreRecorder(store: Store, options: StoreRecorderOptions 
       return ref;
     },
     recordCall(record) {
-      return store.calls.insert(record);
+      return store.calls.commit(record);
     },
     recordSecurityEvent(event) {
       store.securityEvents.insert(event);

@@ -9,8 +9,11 @@ import { encodeTokenDelta } from './token-delta.js';
 /** The previous call of the session, decoded: what the next call is diffed against. */
 export interface PriorCall {
   id: number;
-  /** Its prompt ids followed by its sampled ids; null when it captured no prompt ids. */
-  promptBase: number[] | null;
+  /**
+   * Its prompt ids followed by its sampled ids; null when it captured no prompt ids. The writer's
+   * cache keeps them as a Uint32Array when every id fits (half the memory of a number[]).
+   */
+  promptBase: ArrayLike<number> | null;
   clientRequest: Buffer;
   upstreamRequest: Buffer | null;
 }

@@ -27,19 +27,50 @@ const INSERT_SQL = `INSERT INTO calls (
   @upstream_response, @requested_sampling, @sent_sampling, @response_model, @mode, @fallback_reason, @fallback_detail, @policy_version
 )`;
 
+function isUint32(value: number): boolean {
+  return Number.isInteger(value) && value >= 0 && value <= 0xffff_ffff && !Object.is(value, -0);
+}
+
+/** Prompt ids followed by sampled ids: a Uint32Array when every value is exactly one, else a number[]. */
+function promptBaseOf(prompt: number[], sampled: number[] | null): ArrayLike<number> {
+  const all = sampled === null ? prompt : prompt.concat(sampled);
+  return all.every(isUint32) ? Uint32Array.from(all) : all;
+}
+
 function toPriorCall(id: number, seq: number, record: CallRecord): RecentCall {
   const { promptTokenIds, tokenIds } = record.capture;
   return {
     id,
     seq,
-    promptBase: promptTokenIds === null ? null : promptTokenIds.concat(tokenIds ?? []),
+    promptBase: promptTokenIds === null ? null : promptBaseOf(promptTokenIds, tokenIds),
     clientRequest: Buffer.from(record.clientRequest),
     upstreamRequest: record.upstreamRequest === null ? null : Buffer.from(record.upstreamRequest),
   };
 }
 
-/** Returns `insert(record) => call id`; it returns only after the transaction has committed. */
-export function createCallInserter(db: Database.Database, reader: CallReader): (record: CallRecord) => number {
+/** Turns SQLite's foreign-key failure into the typed error for an unknown session. */
+function toInsertError(error: unknown, record: CallRecord): unknown {
+  if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+    return new DataError(`Cannot record a call for session ${record.sessionId}: no such session.`, 'Create the session first (polar sessions new).');
+  }
+  return error;
+}
+
+/** The outcome of one record of a batch: its call id, or why it was not stored. */
+export type BatchOutcome = { id: number } | { error: unknown };
+
+export interface CallInserter {
+  /** Inserts one call in its own IMMEDIATE transaction; returns only after the commit. */
+  one(record: CallRecord): number;
+  /**
+   * Inserts the records in ONE IMMEDIATE transaction, each in its own savepoint: a record that fails
+   * (unknown session) is left out and the others are kept. Returns after the commit; throws (and
+   * stores none of them) only when the transaction itself fails (disk full, busy past the timeout).
+   */
+  batch(records: readonly CallRecord[]): BatchOutcome[];
+}
+
+export function createCallInserter(db: Database.Database, reader: CallReader): CallInserter {
   const lastCall = db.prepare<[number], { id: number; seq: number }>('SELECT id, seq FROM calls WHERE session_id = ? ORDER BY seq DESC LIMIT 1');
   const insert = db.prepare<[Record<string, unknown>]>(INSERT_SQL);
   /** Map order is recency order: the first key is evicted first. */
@@ -104,17 +135,43 @@ export function createCallInserter(db: Database.Database, reader: CallReader): (
     return id;
   });
 
-  return (record) => {
-    let id: number;
-    try {
-      id = write.immediate(record);
-    } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
-        throw new DataError(`Cannot record a call for session ${record.sessionId}: no such session.`, 'Create the session first (polar sessions new).');
+  const evict = (): void => {
+    while (priors.size > PRIOR_CACHE_SIZE) priors.delete(priors.keys().next().value as number);
+  };
+
+  const writeBatch = db.transaction((records: readonly CallRecord[]): BatchOutcome[] =>
+    records.map((record) => {
+      try {
+        return { id: write(record) };
+      } catch (error) {
+        return { error: toInsertError(error, record) };
       }
-      throw error;
-    }
-    if (priors.size > PRIOR_CACHE_SIZE) priors.delete(priors.keys().next().value as number);
-    return id;
+    }),
+  );
+
+  return {
+    one(record) {
+      let id: number;
+      try {
+        id = write.immediate(record);
+      } catch (error) {
+        // A rolled-back id may be handed out again: forget what the cache learnt in this transaction.
+        priors.delete(record.sessionId);
+        throw toInsertError(error, record);
+      }
+      evict();
+      return id;
+    },
+    batch(records) {
+      let outcomes: BatchOutcome[];
+      try {
+        outcomes = writeBatch.immediate(records);
+      } catch (error) {
+        priors.clear();
+        throw error;
+      }
+      evict();
+      return outcomes;
+    },
   };
 }

@@ -16,7 +16,7 @@ export interface Store {
   readonly runs: RunRepository;
   readonly securityEvents: SecurityEventRepository;
   stats(options?: StoreStatsOptions): StoreStats;
-  /** Closes the database; the store must not be used afterwards. Idempotent. */
+  /** Closes the database (and ends the commit worker, rolling back commits under way); the store must not be used afterwards. Idempotent. */
   close(): void;
 }
 
@@ -39,15 +39,17 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Store {
 
 /** The repositories over an open database handle (the viewer adds its own queries over the same handle). */
 export function storeOver(db: Database.Database, path: string, readonly: boolean): Store {
+  const calls = createCallRepository(db, readonly || path === ':memory:' || path === '' ? undefined : path);
   return {
     path,
     readonly,
     sessions: createSessionRepository(db),
-    calls: createCallRepository(db),
+    calls,
     runs: createRunRepository(db),
     securityEvents: createSecurityEventRepository(db),
     stats: createStatsReader(db),
     close() {
+      calls.terminateCommits();
       if (db.open) db.close();
     },
   };

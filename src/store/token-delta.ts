@@ -10,7 +10,7 @@ export interface TokenDelta {
 
 export { commonPrefixLength } from '../capture/common-prefix-length.js';
 
-export function encodeTokenDelta(base: readonly number[], current: readonly number[]): TokenDelta {
+export function encodeTokenDelta(base: ArrayLike<number>, current: readonly number[]): TokenDelta {
   const sharedLen = commonPrefixLength(base, current);
   return { sharedLen, tail: current.slice(sharedLen) };
 }

@@ -7,11 +7,15 @@ import type { ChatCompletionChunkWire } from './vllm-api-types.js';
 
 type ToolCallPart = Extract<AssistantPart, { type: 'tool-call' }>;
 
-/** Appends in place: the arrays grow with every chunk, so copying them would be quadratic. */
-function appendAll(target: number[] | null, values: readonly number[]): number[] {
-  const array = target ?? [];
-  for (const value of values) array.push(value);
-  return array;
+/**
+ * Appends in place: the arrays grow with every chunk, so copying them would be quadratic. The first
+ * array is adopted, not copied (a parsed chunk is used once): the prompt's ids, all in the first
+ * chunk, are never copied here.
+ */
+function appendAll(target: number[] | null, values: number[]): number[] {
+  if (target === null) return values;
+  for (const value of values) target.push(value);
+  return target;
 }
 
 export class ChatStreamDecoder {

@@ -34,6 +34,9 @@ export class UpstreamClient {
   readonly baseUrl: URL;
   private readonly agent: http.Agent;
   private readonly transport: typeof http | typeof https;
+  /** Parsed once: every model call goes to one of these two. */
+  private readonly chatUrl: URL;
+  private readonly completionsUrl: URL;
 
   constructor(private readonly options: UpstreamClientOptions) {
     this.baseUrl = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
@@ -41,6 +44,8 @@ export class UpstreamClient {
     this.transport = secure ? https : http;
     const agentOptions = { keepAlive: true, maxSockets: Number.POSITIVE_INFINITY, maxFreeSockets: 256 };
     this.agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+    this.chatUrl = new URL('chat/completions', this.baseUrl);
+    this.completionsUrl = new URL('completions', this.baseUrl);
   }
 
   /** The server root (vLLM serves `/tokenize` and `/version` outside `/v1`). */
@@ -54,12 +59,12 @@ export class UpstreamClient {
    * or `signal` aborts; never rejects for HTTP error statuses.
    */
   chatCompletions(body: Buffer, signal: AbortSignal, accept = 'application/json'): Promise<UpstreamResponse> {
-    return this.request('POST', new URL('chat/completions', this.baseUrl), body, signal, accept);
+    return this.request('POST', this.chatUrl, body, signal, accept);
   }
 
   /** POSTs a completion (`/v1/completions`, the token-in path). Same contract as chatCompletions. */
   completions(body: Buffer, signal: AbortSignal, accept = 'application/json'): Promise<UpstreamResponse> {
-    return this.request('POST', new URL('completions', this.baseUrl), body, signal, accept);
+    return this.request('POST', this.completionsUrl, body, signal, accept);
   }
 
   /** GET /v1/models. */

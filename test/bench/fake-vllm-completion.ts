@@ -32,7 +32,8 @@ export interface FakeCompletionParts {
   usage: UsageWire;
 }
 
-export function fakeCompletionParts(): FakeCompletionParts {
+/** `promptTokens`: how many prompt ids the answer carries (a real server returns one per prompt token). */
+export function fakeCompletionParts(promptTokens = PROMPT_TOKENS): FakeCompletionParts {
   const texts = SAMPLED_TEXT;
   const logprobs = texts.map((token, i): LogprobEntryWire => ({
     token,
@@ -43,11 +44,11 @@ export function fakeCompletionParts(): FakeCompletionParts {
   }));
   const sampled = tokenIds(texts.length, 7);
   return {
-    promptTokenIds: tokenIds(PROMPT_TOKENS, 42),
+    promptTokenIds: tokenIds(promptTokens, 42),
     tokenIds: sampled,
     texts,
     logprobs,
-    usage: { prompt_tokens: PROMPT_TOKENS, completion_tokens: sampled.length, total_tokens: PROMPT_TOKENS + sampled.length },
+    usage: { prompt_tokens: promptTokens, completion_tokens: sampled.length, total_tokens: promptTokens + sampled.length },
   };
 }
 

@@ -11,6 +11,7 @@ function samples(lastByte: number[], firstByte = lastByte, wallMs = 1000): Targe
     roundLastByteMs: [lastByte],
     requests: lastByte.length,
     wallMs,
+    cpuMs: lastByte.length * 2,
   };
 }
 

@@ -10,6 +10,8 @@ export type TargetName = 'direct' | 'floor' | 'polar';
 export interface ScenarioResult {
   scenario: Scenario;
   samples: Map<TargetName, TargetSamples>;
+  /** Resident memory of each target's process after the scenario (NaN: not measured). */
+  rssBytes?: Record<TargetName, number>;
 }
 
 export interface GatewayOverheadReport {
@@ -77,6 +79,14 @@ export function renderGatewayOverheadReport(report: GatewayOverheadReport): stri
     };
     return [result.scenario.label, formatNumber(rate('direct'), 0), formatNumber(rate('floor'), 0), formatNumber(rate('polar'), 0), `${formatNumber(rate('polar') / rate('floor'), 2)}x`];
   });
+  const mib = (bytes: number | undefined): string => (bytes === undefined || Number.isNaN(bytes) ? 'n/a' : formatNumber(bytes / 2 ** 20, 0));
+  const resourceRows = report.results.map((result): Cell[] => {
+    const cpu = (target: TargetName): number => {
+      const samples = samplesOf(result, target);
+      return samples.requests > 0 ? samples.cpuMs / samples.requests : Number.NaN;
+    };
+    return [result.scenario.label, ms(cpu('floor')), ms(cpu('polar')), ratio(cpu('polar'), cpu('floor')), mib(result.rssBytes?.floor), mib(result.rssBytes?.polar)];
+  });
   const runs = report.results.map((result) => `${result.scenario.label}: ${result.scenario.rounds} rounds x ${result.scenario.requestsPerRound} requests (+${result.scenario.warmupRequests} warm-up) per target`);
 
   return [
@@ -90,6 +100,10 @@ export function renderGatewayOverheadReport(report: GatewayOverheadReport): stri
     'Requests per second (measured rounds only; closed loop, so this is bounded by the slowest process on the shared cores):',
     '',
     markdownTable(['scenario', 'direct', 'floor', 'polar', 'polar/floor'], throughputRows),
+    '',
+    'CPU per request (user + system of the process, ms, measured rounds) and RSS after the scenario (MiB). polar includes its commit worker thread; the floor includes the tsx loader thread it runs under:',
+    '',
+    markdownTable(['scenario', 'floor CPU/req', 'polar CPU/req', 'polar/floor', 'floor RSS', 'polar RSS'], resourceRows),
     '',
     'Round-to-round spread of p50 (min..max over rounds; floor and polar as added ms vs direct in the same round). Wide ranges mean machine noise:',
     '',

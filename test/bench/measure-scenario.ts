@@ -17,6 +17,12 @@ export interface Scenario {
   rounds: number;
   requestsPerRound: number;
   warmupRequests: number;
+  /** The request body: the 10 KB synthetic agent request (default) or a real one recorded from a harness (Qwen Code 69 KB, Claude Code 78 KB). */
+  body?: 'synthetic' | 'recorded';
+  /** The client protocol: OpenAI chat (default) or Anthropic Messages. */
+  protocol?: 'openai' | 'anthropic';
+  /** The upstream's answer time (0: instant). */
+  upstreamDelayMs?: number;
 }
 
 export interface TargetSamples {
@@ -28,6 +34,8 @@ export interface TargetSamples {
   /** Measured requests and the wall time they took (sum over rounds). */
   requests: number;
   wallMs: number;
+  /** CPU the target's process spent during the measured rounds (user + system), when known. */
+  cpuMs: number;
 }
 
 export interface ScenarioInput<Name extends string> {
@@ -35,6 +43,8 @@ export interface ScenarioInput<Name extends string> {
   targets: readonly LoadTarget<Name>[];
   body: Buffer;
   headersFor(worker: number): http.OutgoingHttpHeaders;
+  /** The CPU time (ms) the target's process has used so far; undefined when it is not a process of ours. */
+  cpuMsOf?(target: Name): number | undefined;
   /** Called after each batch, e.g. for progress output. */
   onBatch?(target: Name, round: number | 'warm-up', wallMs: number): void;
 }
@@ -46,7 +56,7 @@ export async function measureScenario<Name extends string>(input: ScenarioInput<
   const samples = new Map(
     targets.map((target): [Name, TargetSamples] => [
       target.name,
-      { firstByteMs: [], lastByteMs: [], roundLastByteMs: [], roundFirstByteMs: [], requests: 0, wallMs: 0 },
+      { firstByteMs: [], lastByteMs: [], roundLastByteMs: [], roundFirstByteMs: [], requests: 0, wallMs: 0, cpuMs: 0 },
     ]),
   );
   const batch = async (target: LoadTarget<Name>, requests: number) => {
@@ -58,6 +68,7 @@ export async function measureScenario<Name extends string>(input: ScenarioInput<
       requests,
       agent: agents.get(target.name) as http.Agent,
       stream: scenario.stream,
+      streamEnd: scenario.protocol === 'anthropic' ? 'message_stop' : '[DONE]',
     });
     if (result.failures > 0) {
       throw new Error(`${scenario.label} against ${target.name}: ${result.failures} of ${requests} requests failed; first: ${result.firstFailure}`);
@@ -71,8 +82,11 @@ export async function measureScenario<Name extends string>(input: ScenarioInput<
     }
     for (let round = 0; round < scenario.rounds; round++) {
       for (const target of targets) {
+        const cpuBefore = input.cpuMsOf?.(target.name);
         const result = await batch(target, scenario.requestsPerRound);
+        const cpuAfter = input.cpuMsOf?.(target.name);
         const into = samples.get(target.name) as TargetSamples;
+        if (cpuBefore !== undefined && cpuAfter !== undefined) into.cpuMs += cpuAfter - cpuBefore;
         into.firstByteMs.push(...result.firstByteMs);
         into.lastByteMs.push(...result.lastByteMs);
         into.roundFirstByteMs.push(result.firstByteMs);

@@ -1,6 +1,7 @@
 // The floor proxy and the fake upstream, in process: the proxy forwards bytes unchanged, JSON and SSE.
 import { describe, expect, it } from 'vitest';
-import { fakeChatCompletion, fakeModelList, fakeSseFrames } from './fake-vllm-completion.js';
+import { fakeChatCompletion, fakeChatCompletionChunks, fakeCompletionParts, fakeModelList, fakeSseFrames } from './fake-vllm-completion.js';
+import { BYTES_PER_PROMPT_TOKEN, startFakeVllmUpstream } from './fake-vllm-upstream.js';
 import { startPassthroughProxy } from './passthrough-proxy.js';
 import { useProxiedUpstream } from './use-proxied-upstream.js';
 
@@ -14,13 +15,22 @@ describe('fake vLLM upstream behind the pass-through proxy', () => {
     { name: 'direct', base: () => servers.upstream.url },
     { name: 'through the proxy', base: () => servers.proxy.url },
   ])('$name: JSON, SSE and /v1/models answer the canned bodies', async ({ base }) => {
-    const json = await post(base(), { model: 'm', messages: [], stream: false });
+    // One prompt token id per BYTES_PER_PROMPT_TOKEN request bytes, like a real server's answer.
+    const request = { model: 'm', messages: [{ role: 'user', content: 'x'.repeat(4000) }], stream: false };
+    const partsFor = (body: unknown) => fakeCompletionParts(Math.round(JSON.stringify(body).length / BYTES_PER_PROMPT_TOKEN));
+    const json = await post(base(), request);
     expect(json.status).toBe(200);
-    expect(await json.json()).toEqual(fakeChatCompletion());
+    expect(await json.json()).toEqual(fakeChatCompletion(partsFor(request)));
 
-    const sse = await post(base(), { model: 'm', messages: [], stream: true });
+    const streamed = { ...request, stream: true };
+    const sse = await post(base(), streamed);
     expect(sse.headers.get('content-type')).toContain('text/event-stream');
-    expect(Buffer.from(await sse.arrayBuffer())).toEqual(Buffer.concat(fakeSseFrames()));
+    expect(Buffer.from(await sse.arrayBuffer())).toEqual(Buffer.concat(fakeSseFrames(fakeChatCompletionChunks(partsFor(streamed)))));
+
+    const anthropic = await fetch(`${base()}/v1/messages?beta=true`, { method: 'POST', body: JSON.stringify({ ...request, stream: true }) });
+    const events = await anthropic.text();
+    expect(events.startsWith('event: message_start\n')).toBe(true);
+    expect(events.trimEnd().endsWith('data: {"type":"message_stop"}')).toBe(true);
 
     const models = await fetch(`${base()}/v1/models`);
     expect(await models.json()).toEqual(fakeModelList());
@@ -33,6 +43,26 @@ describe('fake vLLM upstream behind the pass-through proxy', () => {
     const response = await fetch(`${servers.proxy.url}${path}`, { method: 'POST', body });
     expect(response.status).toBe(status);
     await response.arrayBuffer();
+  });
+
+  it('with a delay, answers JSON after it and spreads the stream frames over it', async () => {
+    const slow = await startFakeVllmUpstream(0, 300);
+    try {
+      const started = performance.now();
+      await (await post(slow.url, { model: 'm', messages: [], stream: false })).json();
+      expect(performance.now() - started).toBeGreaterThanOrEqual(295);
+      const streamStarted = performance.now();
+      const response = await post(slow.url, { model: 'm', messages: [], stream: true });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      await reader.read();
+      const firstFrameMs = performance.now() - streamStarted;
+      while (!(await reader.read()).done);
+      const allMs = performance.now() - streamStarted;
+      expect(firstFrameMs).toBeLessThan(150);
+      expect(allMs).toBeGreaterThanOrEqual(295);
+    } finally {
+      await slow.close();
+    }
   });
 
   it('answers 502 when the upstream is gone', async () => {

@@ -8,12 +8,24 @@ import { machineInfo } from './machine-info.js';
 import { mergeRatio } from './merge-ratio.js';
 import { pipelineDocker } from './pipeline-docker.js';
 import { pipelineBusy } from './pipeline-busy.js';
+import { soak } from './soak.js';
 import { storageGrowth } from './storage-growth.js';
 import { startUpTime } from './start-up-time.js';
 import { viewerSpeed } from './viewer-speed.js';
 
 /** Add new benchmarks here; each lives in its own file and returns its table text. */
-const BENCHMARKS: Benchmark[] = [startUpTime, gatewayOverhead, pipelineBusy, pipelineDocker, evalTiming, mergeRatio, storageGrowth, exportThroughput, viewerSpeed];
+const BENCHMARKS: Benchmark[] = [
+  startUpTime,
+  gatewayOverhead,
+  pipelineBusy,
+  pipelineDocker,
+  evalTiming,
+  mergeRatio,
+  storageGrowth,
+  exportThroughput,
+  viewerSpeed,
+  soak,
+];
 
 process.once('exit', releaseAll);
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {

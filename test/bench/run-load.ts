@@ -12,8 +12,10 @@ export interface LoadOptions {
   requests: number;
   /** Shared across batches of one target so sockets stay warm; maxSockets should equal concurrency. */
   agent: http.Agent;
-  /** A streamed answer must end with `data: [DONE]`. */
+  /** A streamed answer must end with `streamEnd`. */
   stream: boolean;
+  /** What the end of a complete stream holds (default `[DONE]`; Anthropic: `message_stop`). */
+  streamEnd?: string;
 }
 
 export interface LoadResult {
@@ -69,7 +71,7 @@ function sendOne(url: URL, options: LoadOptions, headers: http.OutgoingHttpHeade
     const sentAt = performance.now();
     let firstByteAt = Number.NaN;
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers, agent: options.agent },
+      { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: 'POST', headers, agent: options.agent },
       (res) => {
         let tail = '';
         let failureBody = '';
@@ -82,8 +84,8 @@ function sendOne(url: URL, options: LoadOptions, headers: http.OutgoingHttpHeade
           const doneAt = performance.now();
           if (res.statusCode !== 200) {
             resolve({ firstByteMs: 0, lastByteMs: 0, failure: `HTTP ${res.statusCode}: ${failureBody.slice(0, 300)}` });
-          } else if (options.stream && !tail.includes('[DONE]')) {
-            resolve({ firstByteMs: 0, lastByteMs: 0, failure: `stream did not end with [DONE]: ...${tail}` });
+          } else if (options.stream && !tail.includes(options.streamEnd ?? '[DONE]')) {
+            resolve({ firstByteMs: 0, lastByteMs: 0, failure: `stream did not end with ${options.streamEnd ?? '[DONE]'}: ...${tail}` });
           } else {
             resolve({ firstByteMs: firstByteAt - sentAt, lastByteMs: doneAt - sentAt, failure: null });
           }

@@ -65,16 +65,16 @@ describe('createStoreRecorder', () => {
     expect(cli.sessions.get(session.id)?.simulated).toBe(expected);
   });
 
-  it('commits each call before returning, so another connection reads it at once', () => {
+  it('commits each call (in the commit worker) before resolving, so another connection reads it at once', async () => {
     const [gateway, cli] = twoProcesses();
     const recorder = createStoreRecorder(gateway);
     const session = cli.sessions.create();
     const ref = recorder.findSession(session.key);
     const records = createSyntheticSession(ref?.id ?? -1, 3);
-    records.forEach((record, i) => {
-      const id = recorder.recordCall(record);
+    for (const [i, record] of records.entries()) {
+      const id = await recorder.recordCall(record);
       expectSameRecord(storedToRecord(cli.calls.get(id, { withRaw: true })), records[i] as CallRecord);
-    });
+    }
     expect(cli.calls.listBySession(session.id).map((c) => c.seq)).toEqual([0, 1, 2]);
   });
 });
