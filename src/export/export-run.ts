@@ -44,6 +44,8 @@ export interface ExportRunOptions {
   allowMixed?: boolean;
   /** Loss weight per lineage kind (default: main 1, side calls and sub-agents 0). */
   lineageWeights?: LineageWeights;
+  /** Only the sessions of these tasks (whole groups; `polar serve` streams completed groups). */
+  taskIds?: ReadonlySet<number>;
 }
 
 /** Receives one JSON line (with its newline); a returned promise is awaited (back-pressure). */
@@ -92,7 +94,8 @@ export async function exportRun(
   const format = options.format ?? 'polar';
   const builder = options.builder ?? 'prefix_merging';
   const advantage = options.advantage ?? 'grpo';
-  const plans = planRunExport(run.name, store.runs.sessions(run.id), {
+  const sessions = store.runs.sessions(run.id).filter((session) => options.taskIds === undefined || options.taskIds.has(session.taskId));
+  const plans = planRunExport(run.name, sessions, {
     format,
     advantage,
     ...(options.std === undefined ? {} : { std: options.std }),

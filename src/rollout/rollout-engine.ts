@@ -8,6 +8,8 @@ import path from 'node:path';
 import { CancelledError, NotFoundError, UsageError } from '../errors.js';
 import { activityBetween, type ActivitySnapshot } from '../gateway/activity-meter.js';
 import type { Gateway } from '../gateway/create-gateway.js';
+import { isHarnessInstalled } from '../harness/is-harness-installed.js';
+import { loadHarness } from '../harness/load-harness-manifest.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
 import type { BatchRow, BatchStatus } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
@@ -47,6 +49,8 @@ export interface RolloutEngineOptions {
   /** Replicas and their health for /v1/status (default: one entry per upstream). */
   replicas?: () => unknown[];
   executor?: BatchExecutor;
+  /** Refuse batches whose harness bundle is not installed (default true; contract tests with a fake executor turn it off). */
+  requireInstalled?: boolean;
 }
 
 export interface SubmitResult {
@@ -112,6 +116,10 @@ export class RolloutEngine {
       }
     }
     checkBatchRequest(request);
+    if (this.options.requireInstalled !== false) {
+      const installed = isHarnessInstalled(loadHarness(request.harness), this.options.cacheDir);
+      if (!installed.installed) throw new UsageError(`harness ${request.harness} is not installed on the server (${installed.reason})`, `Install it once with: polar harness install ${request.harness}`);
+    }
     const id = `b_${randomBytes(8).toString('hex')}`;
     const batch = store.batches.create({
       id,
