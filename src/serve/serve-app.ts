@@ -2,6 +2,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { stream, streamSSE } from 'hono/streaming';
+import { NotFoundError } from '../errors.js';
 import type { EngineEvent, RolloutEngine } from '../rollout/rollout-engine.js';
 import type { BatchRow } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
@@ -58,7 +59,7 @@ export function createServeApp(options: ServeAppOptions): Hono {
   app.post('/v1/rollouts', async (c) => {
     const body = await readJson(c, maxBody);
     const request = parseBatchBody(body, c.req.header('idempotency-key'));
-    const { batch, created } = engine.submit(request);
+    const { batch, created } = submitOrRefuse(engine, request);
     return c.json({ id: batch.id, status: store.batches.get(batch.id)?.status ?? batch.status, created }, created ? 202 : 200);
   });
   app.get('/v1/rollouts', (c) => c.json({ rollouts: store.batches.list().map((batch) => describeBatch(store, batch)) }));
@@ -143,6 +144,16 @@ export function createServeApp(options: ServeAppOptions): Hono {
     });
   });
   return app;
+}
+
+/** engine.submit, with an unknown harness or dataset answered as a bad request (400), not a missing route. */
+function submitOrRefuse(engine: RolloutEngine, request: ReturnType<typeof parseBatchBody>): ReturnType<RolloutEngine['submit']> {
+  try {
+    return engine.submit(request);
+  } catch (error) {
+    if (error instanceof NotFoundError) throw new HttpError(400, 'invalid_request', error.message);
+    throw error;
+  }
 }
 
 function authorized(header: string | undefined, token: string): boolean {

@@ -193,7 +193,7 @@ CREATE INDEX batches_by_status ON batches(status);
 -- A group (all samples of one task of a batch) whose sessions all ended, in completion order (seq is the
 -- results cursor); callback delivery is recorded per group.
 CREATE TABLE batch_groups (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER PRIMARY KEY,
   batch_id TEXT NOT NULL REFERENCES batches(id) ON DELETE CASCADE,
   task_id INTEGER NOT NULL,
   instance_id TEXT NOT NULL,
