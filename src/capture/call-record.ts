@@ -125,6 +125,8 @@ export interface CallRecord {
   mode?: CallMode | null;
   /** Token-in mode only: why this call went the chat way (typed reason and where the splice broke). */
   tokenInFallback?: { reason: string; detail: string } | null;
+  /** The trainer's policy version in force when the call was sent upstream (`polar serve` pause/resume). */
+  policyVersion?: number | null;
 }
 
 /** How a call reached the model. */

@@ -25,6 +25,8 @@ export interface ExportRowInput {
   lossWeight: number;
   /** The row's lineage within its session (main, sub-agent, side), or null when none was detected. */
   lineage?: { id: number; kind: LineageKind } | null;
+  /** The distinct policy versions the row's calls were sampled with, ascending (empty when none was recorded). */
+  policyVersions?: readonly number[];
   /** GRPO group (samples of one task). */
   groupId: string;
   session: SessionExportMeta;
@@ -32,6 +34,13 @@ export interface ExportRowInput {
   messages?: readonly unknown[] | null;
   /** Tool definitions, for reading only. */
   tools?: readonly unknown[] | null;
+}
+
+/** The distinct policy versions of the given calls, ascending; calls without one are skipped. */
+export function policyVersionsOf(calls: Iterable<{ policyVersion?: number | null } | undefined>): number[] {
+  const versions = new Set<number>();
+  for (const call of calls) if (call?.policyVersion != null) versions.add(call.policyVersion);
+  return [...versions].sort((a, b) => a - b);
 }
 
 /** The row's logprobs with 0.0 where the mask is 0 (the padding value verl and OpenRLHF use). */

@@ -9,7 +9,7 @@ import { lineageByCall } from '../trajectory/lineage.js';
 import type { AdvantageEstimator, StdKind } from '../trajectory/compute-advantages.js';
 import type { BuilderOptions } from '../trajectory/trajectory-call.js';
 import type { TrajectoryBuild, TrajectoryBuilderName, TrajectoryRow } from '../trajectory/trajectory-row.js';
-import type { SessionExportMeta } from './export-row-input.js';
+import { policyVersionsOf, type SessionExportMeta } from './export-row-input.js';
 import { shapeExportRow, type ExportFormat } from './export-format.js';
 import { EXPORT_SCHEMA_VERSION } from './export-schema-version.js';
 import { DEFAULT_LINEAGE_WEIGHTS, lineageRowWeight, type LineageWeights } from './lineage-weights.js';
@@ -208,6 +208,7 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
         advantage: scored.advantage,
         lossWeight: lineageRowWeight(weights, lineage?.kind ?? null, lineage ? (rowsPerLineage.get(lineage.id) ?? 0) : 0, build.rows.length),
         lineage: lineage ? { id: lineage.id, kind: lineage.kind } : null,
+        policyVersions: policyVersionsOf(row.callIds.map((id) => byId.get(id))),
         groupId: plan.groupId,
         session: meta,
         messages: conversation?.messages ?? null,

@@ -39,6 +39,8 @@ export interface OpenRlhfExportRecord {
     loss_weight: number;
     lineage_id: number | null;
     lineage_kind: string | null;
+    /** Distinct policy versions the row's calls were sampled with (polar serve), ascending. */
+    policy_versions: number[];
     simulated: boolean;
   };
 }
@@ -66,6 +68,7 @@ export function shapeOpenRlhfRow(input: ExportRowInput): OpenRlhfExportRecord {
       loss_weight: input.lossWeight,
       lineage_id: input.lineage?.id ?? null,
       lineage_kind: input.lineage?.kind ?? null,
+      policy_versions: [...(input.policyVersions ?? [])],
       simulated: session.simulated,
     },
   };

@@ -27,6 +27,8 @@ export interface PolarExportRecord {
   /** The row's lineage within its session (0 = first) and its kind: main, sub-agent or side. */
   lineage_id: number | null;
   lineage_kind: string | null;
+  /** Distinct policy versions the row's calls were sampled with (polar serve), ascending. */
+  policy_versions: number[];
   messages: readonly unknown[] | null;
   tools: readonly unknown[] | null;
 }
@@ -55,6 +57,7 @@ export function shapePolarRow(input: ExportRowInput): PolarExportRecord {
     loss_weight: input.lossWeight,
     lineage_id: input.lineage?.id ?? null,
     lineage_kind: input.lineage?.kind ?? null,
+      policy_versions: [...(input.policyVersions ?? [])],
     messages: input.messages ?? null,
     tools: input.tools ?? null,
   };

@@ -37,6 +37,8 @@ export interface VerlExportRecord {
     call_ids: number[];
     lineage_id: number | null;
     lineage_kind: string | null;
+    /** Distinct policy versions the row's calls were sampled with (polar serve), ascending. */
+    policy_versions: number[];
     simulated: boolean;
   };
 }
@@ -62,6 +64,7 @@ export function shapeVerlRow(input: ExportRowInput): VerlExportRecord {
       call_ids: row.callIds,
       lineage_id: input.lineage?.id ?? null,
       lineage_kind: input.lineage?.kind ?? null,
+      policy_versions: [...(input.policyVersions ?? [])],
       simulated: session.simulated,
     },
   };

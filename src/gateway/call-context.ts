@@ -37,6 +37,8 @@ export interface CallContext {
   tokenInFallback?: { reason: string; detail: string } | null;
   /** Runs after the record is committed (token-in: extend the lineage). */
   afterCommit?: (record: CallRecord) => void;
+  /** The policy version in force when the call was sent upstream (set by the generation gate). */
+  policyVersion?: number;
 }
 
 export const EMPTY_CAPTURE: TokenCapture = {
@@ -89,6 +91,7 @@ export function commitCall(context: CallContext, outcome: CallOutcome): number {
     latencyMs: round(now - context.startedMonotonic),
     mode: context.mode ?? null,
     tokenInFallback: context.tokenInFallback ?? null,
+    policyVersion: context.policyVersion ?? null,
   };
   const id = context.recorder.recordCall(record);
   try {

@@ -13,6 +13,7 @@ import { ActivityMeter, type ActivitySnapshot } from './activity-meter.js';
 import type { CallContext } from './call-context.js';
 import { extractApiKeys } from './extract-api-key.js';
 import { handleCountTokens } from './handle-count-tokens.js';
+import { type GenerationControl, GenerationGate } from './generation-control.js';
 import { handleModelCall } from './handle-model-call.js';
 import { renderModelList } from './render-model-list.js';
 import { matchRoute, type Route } from './match-route.js';
@@ -65,6 +66,8 @@ export interface GatewayOptions {
   tokenIn?: boolean;
   /** The upstream's tool-call format, for parsing token-in output (default hermes). */
   toolFormat?: ToolFormat;
+  /** The trainer's policy version calls are recorded with until a resume sets another (default 0). */
+  policyVersion?: number;
 }
 
 export interface Gateway {
@@ -80,6 +83,8 @@ export interface Gateway {
   bindSession(sessionKey: string, socketPath: string): Promise<void>;
   /** Closes the session's endpoint(s) (idempotent). */
   unbindSession(sessionKey: string): Promise<void>;
+  /** Pause/resume of generation around a weight sync, and the policy version calls are recorded with. */
+  readonly generation: GenerationControl;
   /** How busy the upstream has been since the gateway started (busy fraction, mean in flight). */
   activity(): ActivitySnapshot;
   /** The model name the gateway sends upstream (configured, else the only one the upstream lists). */
@@ -98,6 +103,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const servers: http.Server[] = [];
   const endpoints = new Map<string, { endpoint: SessionEndpoint; server: http.Server }>();
   const meter = new ActivityMeter();
+  // Busy = a call is upstream: held calls (generation paused) and refused requests do not count.
+  const generation = new GenerationGate(options.policyVersion ?? 0, { onEnter: () => meter.begin(), onLeave: () => meter.end() });
   const limiter = new SessionLimiter(options.maxConcurrentPerSession ?? DEFAULT_MAX_CONCURRENT_PER_SESSION);
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT;
   const tokenIn = options.tokenIn === true
@@ -231,19 +238,15 @@ export function createGateway(options: GatewayOptions): Gateway {
       upstreamModel: null,
       upstreamRequest: null,
     };
-    meter.begin();
-    try {
-      await handleModelCall(context, { pathModel: route.pathModel, pathStream: route.pathStream }, {
-        resolveUpstreamModel,
-        maxTokensCap: options.maxTokensCap,
-        sampling: options.sampling,
-        reasoningField: options.profile?.reasoningField ?? undefined,
-        nonStreamingUpstream: options.nonStreamingUpstream ?? options.profile?.streamTokenIds === false,
-        tokenIn,
-      });
-    } finally {
-      meter.end();
-    }
+    await handleModelCall(context, { pathModel: route.pathModel, pathStream: route.pathStream }, {
+      resolveUpstreamModel,
+      maxTokensCap: options.maxTokensCap,
+      sampling: options.sampling,
+      reasoningField: options.profile?.reasoningField ?? undefined,
+      nonStreamingUpstream: options.nonStreamingUpstream ?? options.profile?.streamTokenIds === false,
+      tokenIn,
+      generation,
+    });
   }
 
   const newServer = (endpoint?: SessionEndpoint): http.Server => {
@@ -268,6 +271,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     });
 
   return {
+    generation,
     activity: () => meter.snapshot(),
     resolveUpstreamModel,
     listen(port = 0, host = '127.0.0.1') {

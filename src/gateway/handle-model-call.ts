@@ -14,6 +14,7 @@ import { readBody, UpstreamConnectionError, type UpstreamResponse } from '../ups
 import type { ChatCompletionWire } from '../upstream/vllm-api-types.js';
 import { validateConversation } from '../providers/validate-conversation.js';
 import { answerError, type CallContext, commitCall } from './call-context.js';
+import type { GenerationGate } from './generation-control.js';
 import { relayCompletion } from './relay-completion.js';
 import { relayStream } from './relay-stream.js';
 import { routeTokenIn, type TokenInOptions } from './token-in/route-token-in.js';
@@ -30,6 +31,8 @@ export interface ModelCallOptions {
   nonStreamingUpstream?: boolean;
   /** Token-in mode: calls that continue a lineage go upstream as token ids (`/v1/completions`). */
   tokenIn?: TokenInOptions;
+  /** Pause/resume around weight syncs: every upstream call passes it (and records its policy version). */
+  generation?: GenerationGate;
 }
 
 /** Contract: never throws; every outcome is answered in the client's shape and recorded once. */
@@ -47,6 +50,7 @@ export async function handleModelCall(
     if (!context.res.writableFinished) abort.abort();
   };
   context.res.on('close', onClientClose);
+  let entered = false;
   try {
     context.requestedSampling = requestedSampling(parsed);
     context.upstreamModel = await options.resolveUpstreamModel(abort.signal);
@@ -61,6 +65,11 @@ export async function handleModelCall(
     context.upstreamRequest = Buffer.from(JSON.stringify(body));
     context.mode = 'chat';
     const accept = upstreamStreams ? 'text/event-stream' : 'application/json';
+    if (options.generation) {
+      // Held here while generation is paused; nothing of this call has reached the upstream yet.
+      context.policyVersion = await options.generation.enter(abort.signal);
+      entered = true;
+    }
     const route = options.tokenIn ? await routeTokenIn(context.upstream, context.session.id, body, options.tokenIn, abort.signal) : undefined;
     if (route) Object.assign(context, { mode: route.mode, tokenInFallback: route.fallback, upstreamRequest: route.body, afterCommit: route.committed });
     const upstream = route ? await route.send(abort.signal, accept) : await context.upstream.chatCompletions(context.upstreamRequest, abort.signal, accept);
@@ -73,6 +82,8 @@ export async function handleModelCall(
   } catch (error) {
     context.res.off('close', onClientClose);
     recordFailure(context, error, abort.signal.aborted);
+  } finally {
+    if (entered) options.generation?.leave();
   }
 }
 

@@ -38,6 +38,8 @@ export interface CallScalarRow {
   mode: string | null;
   fallback_reason: string | null;
   fallback_detail: string | null;
+  /** The policy version the call was sampled with (NULL: recorded before versions were stored). */
+  policy_version: number | null;
 }
 
 export const CALL_SCALAR_COLUMNS = [
@@ -73,6 +75,7 @@ export const CALL_SCALAR_COLUMNS = [
   'mode',
   'fallback_reason',
   'fallback_detail',
+  'policy_version',
 ] as const satisfies readonly (keyof CallScalarRow)[];
 
 /** The raw-bytes fields stored as a diff against the previous call's same field. */

@@ -172,6 +172,14 @@ ALTER TABLE calls ADD COLUMN fallback_detail TEXT;
 `,
   },
   {
+    name: 'genctl: the policy version each call was sampled with',
+    sql: `
+-- The trainer's policy version in force when the call was sent upstream (polar serve's pause/resume
+-- around a weight sync); NULL for calls recorded before versions were stored.
+ALTER TABLE calls ADD COLUMN policy_version INTEGER;
+`,
+  },
+  {
     name: 'serve: rollout batches submitted to polar serve and their completed groups',
     sql: `
 -- A batch submitted to \`polar serve\` (POST /v1/rollouts); it runs as the run named run_name.

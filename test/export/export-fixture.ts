@@ -19,6 +19,7 @@ export const exportInput: ExportRowInput = {
   reward: 1,
   advantage: 0.999998,
   lossWeight: 0.5,
+  policyVersions: [3, 4],
   groupId: 'run-1/django__django-11099',
   session: {
     runId: 'run-1',

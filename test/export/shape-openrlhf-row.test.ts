@@ -13,7 +13,7 @@ describe('shapeOpenRlhfRow', () => {
     ]);
     expect(record.rollout_log_probs).toEqual([0, 0, -0.1, -0.2, 0, 0, -0.3, -0.4]);
     expect(record).toMatchObject({ prompt: 'django__django-11099', label: '', reward: 1, scores: 1 });
-    expect(record.polar).toMatchObject({ session_id: 42, group_id: 'run-1/django__django-11099', loss_weight: 0.5 });
+    expect(record.polar).toMatchObject({ session_id: 42, group_id: 'run-1/django__django-11099', loss_weight: 0.5, policy_versions: [3, 4] });
   });
 
   it('keeps every action token inside a range and every masked token outside', () => {

@@ -1,6 +1,7 @@
 // polar's own record carries the whole row, the scores and where it came from.
 import { describe, expect, it } from 'vitest';
 import { EXPORT_SCHEMA_VERSION } from '../../src/export/export-schema-version.js';
+import { policyVersionsOf } from '../../src/export/export-row-input.js';
 import { shapePolarRow } from '../../src/export/shape-polar-row.js';
 import { exportInput, mergedRow } from './export-fixture.js';
 
@@ -28,6 +29,7 @@ describe('shapePolarRow', () => {
       loss_weight: 0.5,
       lineage_id: null,
       lineage_kind: null,
+      policy_versions: [3, 4],
       messages: [{ role: 'user', content: 'fix it' }],
       tools: null,
     });
@@ -41,5 +43,12 @@ describe('shapePolarRow', () => {
     });
     expect(record.simulated).toBe(true);
     expect(record.messages).toBeNull();
+  });
+});
+
+describe('policyVersionsOf', () => {
+  it('lists the distinct versions ascending and skips calls without one', () => {
+    expect(policyVersionsOf([{ policyVersion: 4 }, { policyVersion: 3 }, {}, undefined, { policyVersion: null }, { policyVersion: 4 }])).toEqual([3, 4]);
+    expect(policyVersionsOf([])).toEqual([]);
   });
 });

@@ -25,6 +25,7 @@ describe('shapeVerlRow', () => {
         call_ids: [5, 6],
         lineage_id: null,
         lineage_kind: null,
+        policy_versions: [3, 4],
         simulated: false,
       },
     });

@@ -5,6 +5,7 @@ import { openStore } from '../../store/open-store.js';
 import type { SessionRow } from '../../store/session-repository.js';
 import type { StoredCall } from '../../store/stored-call.js';
 import { printJson, printLine, printTable } from '../output.js';
+import { policyVersionsOf } from '../../export/export-row-input.js';
 import type { DbOption } from './sessions.js';
 
 
@@ -52,7 +53,8 @@ export function showSessionAction(keyOrId: string, options: DbOption & { json?: 
     }
     const calls = store.calls.listBySession(session.id);
     if (options.json) {
-      printJson({ session: sessionToJson(session), calls: calls.map(callToJson) });
+      // A session sampled across a weight update lists every version (e.g. [3, 4]).
+      printJson({ session: { ...sessionToJson(session), policy_versions: policyVersionsOf(calls) }, calls: calls.map(callToJson) });
       return;
     }
     printLine(`session ${session.id}  ${session.key}${session.simulated ? '  (simulated)' : ''}`);
@@ -108,6 +110,7 @@ export function callToJson(call: StoredCall): Record<string, unknown> {
     sent_sampling: call.sentSampling ?? null,
     mode: call.mode ?? null,
     token_in_fallback: call.tokenInFallback ?? null,
+    policy_version: call.policyVersion ?? null,
     finish_reason: call.capture.finishReason,
     stop_reason: call.capture.stopReason,
     usage: { prompt_tokens: call.capture.promptTokens, completion_tokens: call.capture.completionTokens },

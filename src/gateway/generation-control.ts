@@ -1,0 +1,142 @@
+// Pause and resume of generation around a trainer's weight sync: while paused, new model calls are held
+// before anything is sent upstream (the harness just waits for its answer); calls already upstream drain.
+// The policy version in force when a call is sent upstream is recorded on that call.
+
+export interface GenerationState {
+  paused: boolean;
+  /** The policy version calls sent upstream from now on are sampled with. */
+  policyVersion: number;
+  /** Calls sent upstream and not yet answered to the end. */
+  inFlight: number;
+  /** Calls waiting for a resume. */
+  held: number;
+  /** Epoch ms of the pause (when paused). */
+  pausedAt: number | null;
+}
+
+export interface PauseResult {
+  /** True when no call was upstream any more when the pause resolved. */
+  drained: boolean;
+  /** Calls still upstream when the pause resolved (0 when drained). */
+  inFlight: number;
+}
+
+export interface GenerationControl {
+  /**
+   * Holds every new upstream call and resolves once the calls in flight have ended, or after
+   * `drainTimeoutMs` (default 60 000) with `drained: false` — generation stays paused either way.
+   */
+  pause(options?: { drainTimeoutMs?: number }): Promise<PauseResult>;
+  /** Releases the held calls; `policyVersion` (never lower than the current one) applies to every call sent from now on. */
+  resume(options?: { policyVersion?: number }): void;
+  state(): GenerationState;
+}
+
+/** Thrown by `resume` for a policy version lower than the one in force. */
+export class PolicyVersionError extends Error {}
+
+/** A held call whose client went away before the resume. */
+export class HeldCallAbortedError extends Error {}
+
+const DEFAULT_DRAIN_TIMEOUT_MS = 60_000;
+
+/** Called when a call goes upstream and when it has ended (e.g. the gateway's busy meter). */
+export interface GateHooks {
+  onEnter?: () => void;
+  onLeave?: () => void;
+}
+
+/** The gate every upstream model call passes through: `enter` before sending, `leave` when the answer ended. */
+export class GenerationGate implements GenerationControl {
+  #paused = false;
+  #pausedAt: number | null = null;
+  #policyVersion: number;
+  #inFlight = 0;
+  readonly #held = new Set<() => void>();
+  readonly #drainWaiters = new Set<() => void>();
+
+  readonly #hooks: GateHooks;
+
+  constructor(policyVersion = 0, hooks: GateHooks = {}) {
+    if (!Number.isInteger(policyVersion) || policyVersion < 0) throw new PolicyVersionError(`policy version must be a non-negative integer, got ${policyVersion}`);
+    this.#policyVersion = policyVersion;
+    this.#hooks = hooks;
+  }
+
+  /**
+   * Waits while generation is paused, then counts the call as in flight and returns the policy
+   * version it is sampled with. Rejects with HeldCallAbortedError when `signal` aborts while held.
+   */
+  async enter(signal?: AbortSignal): Promise<number> {
+    while (this.#paused) {
+      await new Promise<void>((resolve, reject) => {
+        const release = (): void => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = (): void => {
+          this.#held.delete(release);
+          reject(new HeldCallAbortedError('the client closed the connection while generation was paused'));
+        };
+        if (signal?.aborted) {
+          onAbort();
+          return;
+        }
+        this.#held.add(release);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    }
+    this.#inFlight += 1;
+    this.#hooks.onEnter?.();
+    return this.#policyVersion;
+  }
+
+  /** The call entered with `enter` has ended (answered, failed or aborted). */
+  leave(): void {
+    if (this.#inFlight === 0) return;
+    this.#inFlight -= 1;
+    this.#hooks.onLeave?.();
+    if (this.#inFlight === 0) {
+      for (const wake of this.#drainWaiters) wake();
+      this.#drainWaiters.clear();
+    }
+  }
+
+  async pause(options: { drainTimeoutMs?: number } = {}): Promise<PauseResult> {
+    if (!this.#paused) {
+      this.#paused = true;
+      this.#pausedAt = Date.now();
+    }
+    if (this.#inFlight === 0) return { drained: true, inFlight: 0 };
+    const timeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#drainWaiters.delete(done);
+        resolve();
+      }, timeoutMs);
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.#drainWaiters.add(done);
+    });
+    return { drained: this.#inFlight === 0, inFlight: this.#inFlight };
+  }
+
+  resume(options: { policyVersion?: number } = {}): void {
+    const next = options.policyVersion ?? this.#policyVersion;
+    if (!Number.isInteger(next) || next < this.#policyVersion) {
+      throw new PolicyVersionError(`policy version ${next} is not an integer >= the current version ${this.#policyVersion}`);
+    }
+    this.#policyVersion = next;
+    this.#paused = false;
+    this.#pausedAt = null;
+    const held = [...this.#held];
+    this.#held.clear();
+    for (const release of held) release();
+  }
+
+  state(): GenerationState {
+    return { paused: this.#paused, policyVersion: this.#policyVersion, inFlight: this.#inFlight, held: this.#held.size, pausedAt: this.#pausedAt };
+  }
+}
