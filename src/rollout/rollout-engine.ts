@@ -15,7 +15,7 @@ import type { BatchRow, BatchStatus } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
 import type { SessionStage } from '../store/run-repository.js';
 import { batchSampling, checkBatchRequest, requestHash, type BatchRequest } from './batch-request.js';
-import { GenerationGate, type GenerationGateState } from './generation-gate.js';
+import { EngineGeneration, type EngineGenerationState } from './engine-generation.js';
 import type { RolloutEvent } from './rollout-events.js';
 import { resumeRollout, runRollout, type RolloutContext, type RolloutOptions, type RolloutResult } from './run-rollout.js';
 
@@ -63,7 +63,7 @@ export interface EngineStatus {
   batches: Record<BatchStatus, number>;
   /** Sessions of unfinished batches per pipeline stage. */
   stages: Record<SessionStage, number>;
-  generation: GenerationGateState;
+  generation: EngineGenerationState;
   /** Upstream busy fraction of the live batch gateways since each started (null when none runs). */
   modelBusyFraction: number | null;
   modelCallsInFlight: number;
@@ -82,14 +82,14 @@ const STAGES: readonly SessionStage[] = ['queued', 'init', 'ready', 'running', '
 export class RolloutEngine {
   private readonly listeners = new Set<EngineListener>();
   private readonly active = new Map<string, ActiveBatch>();
-  private readonly gate: GenerationGate;
+  private readonly gate: EngineGeneration;
   private readonly deadlines = new Map<string, NodeJS.Timeout>();
   private closing = false;
 
   constructor(private readonly options: RolloutEngineOptions) {
     if (options.upstreams.length === 0) throw new UsageError('polar serve needs an upstream', 'e.g. --upstream http://127.0.0.1:8000/v1 or --upstream sim:oracle');
     const stored = options.store.batches.list().reduce((max, batch) => Math.max(max, batch.policyVersion), 0);
-    this.gate = new GenerationGate(options.policyVersion ?? stored, options.maxStaleness);
+    this.gate = new EngineGeneration(options.policyVersion ?? stored, options.maxStaleness);
     mkdirSync(options.workDir, { recursive: true });
   }
 
@@ -169,7 +169,7 @@ export class RolloutEngine {
     return version;
   }
 
-  generation(): GenerationGateState {
+  generation(): EngineGenerationState {
     return this.gate.state();
   }
 

@@ -19,7 +19,7 @@ import { recordToRow } from '../eval/swebench/record-to-row.js';
 import { runEvalContainer } from '../eval/swebench/run-eval-container.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
 import { activityBetween } from '../gateway/activity-meter.js';
-import { createGateway, type Gateway, type GatewayOptions } from '../gateway/create-gateway.js';
+import { createGateway, type Gateway } from '../gateway/create-gateway.js';
 import { isHarnessInstalled } from '../harness/is-harness-installed.js';
 import type { LoadedHarness } from '../harness/harness-manifest.js';
 import { loadHarness } from '../harness/load-harness-manifest.js';
@@ -284,7 +284,7 @@ async function execute(
     ...(options.upstreamTimeoutSeconds !== undefined ? { upstreamTimeoutMs: options.upstreamTimeoutSeconds * 1000 } : {}),
     ...(options.tokenIn === true ? { tokenIn: true, toolFormat: options.toolFormat } : {}),
     ...(context.policyVersion !== undefined ? { policyVersion: context.policyVersion } : {}),
-  } as GatewayOptions);
+  });
   context.onGateway?.(gateway);
   let ticker: NodeJS.Timeout | undefined;
   let counts: Partial<Record<SessionStatus, number>> = {};

@@ -36,10 +36,11 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
   const row = (n: number) => ({ ...base, instance_id: `polar-example__serve-${n}`, image: instanceImageName(base) });
 
   async function startServer(): Promise<void> {
-    child = execa(POLAR, ['serve', '--port', '0', '--upstream', sim.url, '--db', db, '--token', TOKEN, '--no-eval', '--timeout', '120', '--concurrency', '2'], {
+    child = execa(POLAR, ['serve', '--port', '0', '--upstream', sim.url, '--db', db, '--token', TOKEN, '--timeout', '120', '--concurrency', '2'], {
       reject: false,
       env: { POLAR_HOME: resolveCacheDir() },
       buffer: false,
+      stderr: { file: path.join(dir, 'serve.log'), append: true },
     });
     url = await new Promise<string>((resolve, reject) => {
       let out = '';
@@ -48,26 +49,34 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
         const match = /listening at (http:\/\/[\d.]+:\d+)/.exec(out);
         if (match) resolve(match[1] as string);
       });
-      void child!.then((result) => reject(new Error(`polar serve ended: ${String(result.stderr ?? '')} ${out}`)));
+      void child!.then(() => reject(new Error(`polar serve ended: ${readFileSync(path.join(dir, 'serve.log'), 'utf8').slice(-3000)} ${out}`)));
     });
   }
 
   async function api(method: string, route: string, body?: unknown): Promise<any> {
-    const response = await fetch(`${url}${route}`, {
-      method,
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    const send = () =>
+      fetch(`${url}${route}`, {
+        method,
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+    // One retry: a pooled keep-alive socket the server has just closed fails the first try.
+    const response = await send().catch(() => sleep(100).then(send)).catch((error: unknown) => {
+      throw new Error(`${method} ${route} failed (${String(error)}); polar serve stderr:\n${readFileSync(path.join(dir, 'serve.log'), 'utf8').slice(-3000)}`);
     });
     const text = await response.text();
     return route.includes('/results') ? { text, cursor: response.headers.get('polar-next-cursor') } : JSON.parse(text);
   }
 
-  async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 90_000): Promise<T> {
+  async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 240_000): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const value = await probe();
       if (value !== undefined && value !== false) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      if (Date.now() > deadline) {
+        const batches = await api('GET', '/v1/rollouts').catch((error: unknown) => String(error));
+        throw new Error(`timed out waiting for ${what}: ${JSON.stringify(batches)}\n${readFileSync(path.join(dir, 'serve.log'), 'utf8').slice(-2000)}`);
+      }
       await sleep(200);
     }
   }
@@ -90,7 +99,7 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
   it('two batches, results while the second runs, pause/resume, kill -9 + restart, cancel', async () => {
     await startServer();
     const a = await api('POST', '/v1/rollouts', { harness: 'pi', tasks: [row(1)], samples: 2, policy_version: 0 });
-    const b = await api('POST', '/v1/rollouts', { harness: 'pi', tasks: [row(2), row(3)], samples: 2, policy_version: 0 });
+    const b = await api('POST', '/v1/rollouts', { harness: 'pi', tasks: [row(2)], samples: 2, policy_version: 0 });
     expect(a.id).toMatch(/^b_/);
 
     // A's group arrives as rows while B is still running.
@@ -104,7 +113,15 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
     expect((await api('GET', `/v1/rollouts/${b.id}`)).status).toBe('running');
 
     // Pause while B's agents are talking to the model: nothing reaches the upstream until the resume.
-    await until('a B session running', async () => (await api('GET', `/v1/rollouts/${b.id}`)).sessions.running > 0 || undefined);
+    await until('a model call of batch B', async () => {
+      const reader = openStore(db, { readonly: true });
+      try {
+        const run = reader.runs.get(`serve-${b.id}`);
+        return (run !== undefined && reader.runs.sessions(run.id).some((s) => s.stage !== 'done' && s.callCount > 0)) || undefined;
+      } finally {
+        reader.close();
+      }
+    });
     const paused = await api('POST', '/v1/generation/pause', { drain_timeout_ms: 30_000 });
     expect(paused).toMatchObject({ paused: true, drained: true });
     expect((await api('GET', '/v1/status')).generation).toMatchObject({ paused: true, supported: true });
@@ -122,18 +139,18 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
     const runB = reader.runs.get(`serve-${b.id}`)!;
     const doneBefore = reader.runs.sessions(runB.id).filter((s) => s.stage === 'done').map((s) => ({ id: s.id, calls: reader.calls.listBySession(s.id).map((c) => c.id) }));
     reader.close();
-    expect(doneBefore.length).toBeLessThan(4);
+    expect(doneBefore.length).toBeLessThan(2);
     child!.kill('SIGKILL');
     expect((await child!).signal).toBe('SIGKILL');
     await startServer();
     const finishedB = await until('batch B finished after the restart', async () => {
       const got = await api('GET', `/v1/rollouts/${b.id}`);
       return got.status === 'finished' ? got : undefined;
-    }, 120_000);
-    expect(finishedB.sessions).toMatchObject({ total: 4, done: 4 });
+    }, 300_000);
+    expect(finishedB.sessions).toMatchObject({ total: 2, done: 2 });
     reader = openStore(db, { readonly: true });
     const sessions = reader.runs.sessions(runB.id);
-    expect(sessions.map((s) => `${s.instanceId}#${s.sampleIndex}`).sort()).toEqual(['polar-example__serve-2#0', 'polar-example__serve-2#1', 'polar-example__serve-3#0', 'polar-example__serve-3#1']);
+    expect(sessions.map((s) => `${s.instanceId}#${s.sampleIndex}`).sort()).toEqual(['polar-example__serve-2#0', 'polar-example__serve-2#1']);
     expect(sessions.every((s) => s.status === 'completed')).toBe(true);
     for (const before of doneBefore) expect(reader.calls.listBySession(before.id).map((c) => c.id)).toEqual(before.calls);
     // Calls sampled after the resume carry version 1 (where the gateway records versions).
@@ -141,15 +158,15 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
     if (versions.some((v) => v !== undefined)) expect(versions).toContain(1);
     reader.close();
     const results = await api('GET', `/v1/rollouts/${b.id}/results?format=verl`);
-    expect(results.text.trim().split('\n').length).toBeGreaterThanOrEqual(4);
+    expect(results.text.trim().split('\n').length).toBeGreaterThanOrEqual(2);
 
     // Cancel: the batch ends cancelled and leaves no container behind.
-    const c = await api('POST', '/v1/rollouts', { harness: 'pi', tasks: [row(4)], samples: 2 });
+    const c = await api('POST', '/v1/rollouts', { harness: 'pi', tasks: [row(4)], samples: 1 });
     await until('batch C running', async () => (await api('GET', `/v1/rollouts/${c.id}`)).sessions.running > 0 || undefined);
     const cancelled = await api('DELETE', `/v1/rollouts/${c.id}`);
     expect(cancelled.status).toBe('cancelled');
-    expect(cancelled.sessions.done).toBe(2);
+    expect(cancelled.sessions).toMatchObject({ total: 1, done: 1, by_status: { cancelled: 1 } });
     await until('C containers removed', async () => ((await (runtime as ContainerRuntime).listContainers(runFilter(`serve-${c.id}`))).length === 0) || undefined, 30_000);
     expect((await api('GET', `/v1/rollouts/${a.id}`)).status).toBe('finished');
-  }, 240_000);
+  }, 900_000);
 });

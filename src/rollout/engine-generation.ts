@@ -2,15 +2,9 @@
 // gateway (each exposes `gateway.generation`), applied to gateways that start while paused too, plus the
 // `--max-staleness` wait of sessions whose batch is too many versions behind.
 import type { Gateway } from '../gateway/create-gateway.js';
+import type { GenerationControl } from '../gateway/generation-control.js';
 
-/** The gateway side (src/gateway/generation-control.ts): pause drains in-flight calls and holds new ones. */
-export interface GenerationControlLike {
-  pause(options?: { drainTimeoutMs?: number }): Promise<{ drained: boolean; inFlight: number }>;
-  resume(options?: { policyVersion?: number }): void;
-  state(): { paused: boolean; policyVersion: number; inFlight: number; held: number };
-}
-
-export interface GenerationGateState {
+export interface EngineGenerationState {
   paused: boolean;
   policyVersion: number;
   /** Model calls in flight upstream, over all live gateways. */
@@ -24,11 +18,12 @@ export interface GenerationGateState {
   supported: boolean;
 }
 
-function controlOf(gateway: Gateway): GenerationControlLike | undefined {
-  return (gateway as Gateway & { generation?: GenerationControlLike }).generation;
+/** Gateways without generation control (test doubles) only record the state. */
+function controlOf(gateway: Gateway): GenerationControl | undefined {
+  return (gateway as Partial<Gateway>).generation;
 }
 
-export class GenerationGate {
+export class EngineGeneration {
   private paused = false;
   private readonly gateways = new Set<Gateway>();
   private waiters: (() => void)[] = [];
@@ -85,7 +80,7 @@ export class GenerationGate {
     return this.maxStaleness === undefined || this.version - policyVersion <= this.maxStaleness;
   }
 
-  state(): GenerationGateState {
+  state(): EngineGenerationState {
     let inFlight = 0;
     let held = 0;
     let supported = true;
