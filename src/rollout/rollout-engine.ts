@@ -44,7 +44,7 @@ export interface RolloutEngineOptions {
   maxBatches?: number;
   /** Refuse to start sessions of batches more than this many policy versions behind (they wait). */
   maxStaleness?: number;
-  /** The policy version at start (default: the highest one of a stored batch, else 0). */
+  /** The policy version at start (default: the last one resumed with on this db, else the highest batch's, else 0). */
   policyVersion?: number;
   /** Replicas and their health for /v1/status (default: one entry per upstream). */
   replicas?: () => unknown[];
@@ -88,8 +88,9 @@ export class RolloutEngine {
 
   constructor(private readonly options: RolloutEngineOptions) {
     if (options.upstreams.length === 0) throw new UsageError('polar serve needs an upstream', 'e.g. --upstream http://127.0.0.1:8000/v1 or --upstream sim:oracle');
-    const stored = options.store.batches.list().reduce((max, batch) => Math.max(max, batch.policyVersion), 0);
+    const stored = options.store.batches.policyVersion() ?? options.store.batches.list().reduce((max, batch) => Math.max(max, batch.policyVersion), 0);
     this.gate = new EngineGeneration(options.policyVersion ?? stored, options.maxStaleness);
+    options.store.batches.setPolicyVersion(this.gate.policyVersion);
     mkdirSync(options.workDir, { recursive: true });
   }
 
@@ -163,6 +164,7 @@ export class RolloutEngine {
     if (policyVersion !== undefined && policyVersion < this.gate.policyVersion) {
       throw new UsageError(`policy_version ${policyVersion} is older than the current ${this.gate.policyVersion}`, 'Policy versions only grow.');
     }
+    if (policyVersion !== undefined) this.options.store.batches.setPolicyVersion(policyVersion);
     const version = this.gate.resume(policyVersion);
     this.emit({ type: 'generation', paused: false, policyVersion: version });
     this.schedule();

@@ -54,6 +54,9 @@ export interface BatchRepository {
   /** Completed groups of a batch after `afterSeq`, in completion order. */
   groups(batchId: string, afterSeq?: number): BatchGroupRow[];
   recordCallback(seq: number, status: 'delivered' | 'failed' | null, error: string | null): void;
+  /** The policy version last set by a resume (survives a restart); undefined before the first. */
+  policyVersion(): number | undefined;
+  setPolicyVersion(version: number): void;
 }
 
 interface BatchRecord {
@@ -129,7 +132,16 @@ export function createBatchRepository(db: Database.Database): BatchRepository {
   const callback = db.prepare(
     'UPDATE batch_groups SET callback_status = ?, callback_attempts = callback_attempts + 1, callback_last_error = ? WHERE seq = ?',
   );
+  const readState = db.prepare<[string], { value: string }>('SELECT value FROM serve_state WHERE key = ?');
+  const writeState = db.prepare('INSERT INTO serve_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
   return {
+    policyVersion() {
+      const row = readState.get('policy_version');
+      return row === undefined ? undefined : Number(row.value);
+    },
+    setPolicyVersion(version) {
+      writeState.run('policy_version', String(version));
+    },
     create(input) {
       insert.run({ ...input, request: JSON.stringify(input.request), createdAt: Date.now() });
       return toBatch(byId.get(input.id) as BatchRecord);

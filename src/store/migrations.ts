@@ -211,6 +211,11 @@ CREATE TABLE batch_groups (
   callback_last_error TEXT,
   UNIQUE (batch_id, task_id)
 );
+-- State of polar serve that outlives a restart (e.g. the current policy_version), one value per key.
+CREATE TABLE serve_state (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
 `,
   },
 ];

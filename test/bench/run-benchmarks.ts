@@ -7,12 +7,13 @@ import { gatewayOverhead } from './gateway-overhead.js';
 import { machineInfo } from './machine-info.js';
 import { mergeRatio } from './merge-ratio.js';
 import { pipelineBusy } from './pipeline-busy.js';
+import { serveAsync } from './serve-async.js';
 import { storageGrowth } from './storage-growth.js';
 import { startUpTime } from './start-up-time.js';
 import { viewerSpeed } from './viewer-speed.js';
 
 /** Add new benchmarks here; each lives in its own file and returns its table text. */
-const BENCHMARKS: Benchmark[] = [startUpTime, gatewayOverhead, pipelineBusy, evalTiming, mergeRatio, storageGrowth, exportThroughput, viewerSpeed];
+const BENCHMARKS: Benchmark[] = [startUpTime, gatewayOverhead, pipelineBusy, evalTiming, mergeRatio, storageGrowth, exportThroughput, viewerSpeed, serveAsync];
 
 process.once('exit', releaseAll);
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
