@@ -29,8 +29,10 @@ const SHAPE = {
   modelMs: 150,
   toolMs: 100,
   postMs: 300,
-  /** The trainer's optimizer step + weight sync. */
+  /** The trainer's optimizer step (generation continues in the async loop). */
   trainMs: 1500,
+  /** The weight sync, with generation paused. */
+  syncMs: 200,
 };
 
 /** Model time of all sessions on one meter, with generation control shared by every batch. */
@@ -150,8 +152,9 @@ async function loop(mode: 'sync' | 'async'): Promise<LoopResult> {
     const current = next;
     if (mode === 'async' && step + 1 < SHAPE.steps) next = await submit(step + 1);
     rows += await collect(current);
-    await api('POST', '/v1/generation/pause', {});
     await sleep(SHAPE.trainMs);
+    await api('POST', '/v1/generation/pause', {});
+    await sleep(SHAPE.syncMs);
     await api('POST', '/v1/generation/resume', { policy_version: step + 1 });
     if (mode === 'sync' && step + 1 < SHAPE.steps) next = await submit(step + 1);
   }
@@ -190,7 +193,7 @@ export const serveAsync: Benchmark = {
     ];
     if (sync.rows === 0 || async_.rows === 0) throw new Error('no rows came back from the results endpoint');
     return [
-      `${SHAPE.steps} steps × ${SHAPE.tasksPerBatch} tasks × ${SHAPE.samples} samples, ${SHAPE.workers} agents per batch, ${SHAPE.turns} model turns of ${SHAPE.modelMs} ms, trainer step ${SHAPE.trainMs} ms (simulated sessions; real HTTP, engine, store and export).`,
+      `${SHAPE.steps} steps × ${SHAPE.tasksPerBatch} tasks × ${SHAPE.samples} samples, ${SHAPE.workers} agents per batch, ${SHAPE.turns} model turns of ${SHAPE.modelMs} ms, trainer step ${SHAPE.trainMs} ms + paused weight sync ${SHAPE.syncMs} ms (simulated sessions; real HTTP, engine, store and export).`,
       '',
       markdownTable(['loop', 'wall s', 'sessions/min', 'model busy', 'resume → first call ms', 'results rows/s'], [line('sync (rollout → export → step)', sync), line('async (polar serve)', async_)]),
     ].join('\n');
