@@ -207,6 +207,17 @@ describe('polar serve HTTP API', () => {
     expect((await h.call('DELETE', '/v1/rollouts/b_nope')).status).toBe(404);
   });
 
+  it('cancels a batch that passes its deadline_seconds', async () => {
+    const h = await start({ hold: true });
+    const { json } = await h.call('POST', '/v1/rollouts', { ...submitBody(), deadline_seconds: 1 });
+    const ended = await until(async () => {
+      const got = await h.call('GET', `/v1/rollouts/${json.id}`);
+      return got.json.status === 'cancelled' ? got.json : undefined;
+    });
+    expect(ended.status_reason).toMatch(/deadline of 1s/);
+    expect(ended.sessions.by_status).toEqual({ cancelled: 4 });
+  });
+
   it('pauses and resumes generation with a policy version, visible in /v1/status', async () => {
     const h = await start();
     const paused = await h.call('POST', '/v1/generation/pause', { drain_timeout_ms: 100 });
