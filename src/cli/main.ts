@@ -12,6 +12,7 @@ import { registerProxyCommand } from './commands/proxy.js';
 import { registerQuickstartCommand } from './commands/quickstart.js';
 import { registerRolloutCommand } from './commands/rollout.js';
 import { registerRunsCommand } from './commands/runs.js';
+import { registerServeCommand } from './commands/serve.js';
 import { registerSessionsCommand } from './commands/sessions.js';
 import { registerSimCommand } from './commands/sim.js';
 import { registerViewCommand } from './commands/view.js';
@@ -32,6 +33,7 @@ export function createProgram(): Command {
   registerExportCommand(program);
   registerProxyCommand(program);
   registerSimCommand(program);
+  registerServeCommand(program);
   registerDoctorCommand(program);
   registerSessionsCommand(program);
   registerHarnessCommand(program);

@@ -44,6 +44,8 @@ export interface ExportRunOptions {
   allowMixed?: boolean;
   /** Loss weight per lineage kind (default: main 1, side calls and sub-agents 0). */
   lineageWeights?: LineageWeights;
+  /** Only the sessions of these tasks (whole groups; `polar serve` streams completed groups). */
+  taskIds?: ReadonlySet<number>;
 }
 
 /** Receives one JSON line (with its newline); a returned promise is awaited (back-pressure). */
@@ -93,7 +95,8 @@ export async function exportRun(
   const builder = options.builder ?? 'prefix_merging';
   const advantage = options.advantage ?? 'grpo';
   // Light summaries (no agent log, no patch): 8,000 of them are a few MB; calls are read one session at a time.
-  const plans = planRunExport(run.name, [...store.runs.iterateSessionSummaries(run.id)].map(plannedSession), {
+  const summaries = [...store.runs.iterateSessionSummaries(run.id)].filter((session) => options.taskIds === undefined || options.taskIds.has(session.taskId));
+  const plans = planRunExport(run.name, summaries.map(plannedSession), {
     format,
     advantage,
     ...(options.std === undefined ? {} : { std: options.std }),

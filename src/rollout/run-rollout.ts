@@ -19,7 +19,7 @@ import { recordToRow } from '../eval/swebench/record-to-row.js';
 import { runEvalContainer } from '../eval/swebench/run-eval-container.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
 import { activityBetween } from '../gateway/activity-meter.js';
-import { createGateway } from '../gateway/create-gateway.js';
+import { createGateway, type Gateway } from '../gateway/create-gateway.js';
 import { isHarnessInstalled } from '../harness/is-harness-installed.js';
 import type { LoadedHarness } from '../harness/harness-manifest.js';
 import { loadHarness } from '../harness/load-harness-manifest.js';
@@ -106,6 +106,12 @@ export interface RolloutContext {
   emit: RolloutEventListener;
   /** Milliseconds between metrics events (default 1000; 0 = none). */
   metricsIntervalMs?: number;
+  /** Long-lived callers (rollout-engine.ts): told of the run's gateway once it exists, before any session starts. */
+  onGateway?: (gateway: Gateway) => void;
+  /** Awaited before a session's init stage starts (e.g. `--max-staleness` holds stale sessions here). */
+  beforeSessionStart?: (session: RunSessionRow) => Promise<void>;
+  /** The policy version in force when the gateway starts (recorded on calls by gateways that support it). */
+  policyVersion?: number;
 }
 
 export interface RolloutResult {
@@ -277,7 +283,9 @@ async function execute(
     ...(options.maxTokensCap !== undefined ? { maxTokensCap: options.maxTokensCap } : {}),
     ...(options.upstreamTimeoutSeconds !== undefined ? { upstreamTimeoutMs: options.upstreamTimeoutSeconds * 1000 } : {}),
     ...(options.tokenIn === true ? { tokenIn: true, toolFormat: options.toolFormat } : {}),
+    ...(context.policyVersion !== undefined ? { policyVersion: context.policyVersion } : {}),
   });
+  context.onGateway?.(gateway);
   let ticker: NodeJS.Timeout | undefined;
   let counts: Partial<Record<SessionStatus, number>> = {};
   let failure: unknown;
@@ -358,7 +366,11 @@ async function execute(
         return { session: store.runs.session(session.id) ?? session, record, image, imageReady: images.ready(image) };
       });
       await runPipeline(items, {
-        init: async (item): Promise<PreparedSession> => (resumesInPost(item.session) ? { ...item, timings: {}, startedAt: performance.now() } : initSession(env, item)),
+        init: async (item): Promise<PreparedSession> => {
+          if (resumesInPost(item.session)) return { ...item, timings: {}, startedAt: performance.now() };
+          await context.beforeSessionStart?.(item.session);
+          return initSession(env, item);
+        },
         run: async (prepared): Promise<RanSession> => {
           if (resumesInPost(prepared.session)) return prepared;
           // The clean container the evaluation needs is started while the agent runs.

@@ -179,6 +179,45 @@ ALTER TABLE calls ADD COLUMN fallback_detail TEXT;
 ALTER TABLE calls ADD COLUMN policy_version INTEGER;
 `,
   },
+  {
+    name: 'serve: rollout batches submitted to polar serve and their completed groups',
+    sql: `
+-- A batch submitted to \`polar serve\` (POST /v1/rollouts); it runs as the run named run_name.
+CREATE TABLE batches (
+  id TEXT PRIMARY KEY,
+  run_name TEXT NOT NULL UNIQUE,
+  idempotency_key TEXT UNIQUE,
+  -- sha256 of the canonical request JSON: same key + another body is refused.
+  request_hash TEXT NOT NULL,
+  request TEXT NOT NULL,
+  policy_version INTEGER NOT NULL DEFAULT 0,
+  status TEXT NOT NULL,
+  status_reason TEXT,
+  created_at INTEGER NOT NULL,
+  finished_at INTEGER,
+  callback_url TEXT
+);
+CREATE INDEX batches_by_status ON batches(status);
+-- A group (all samples of one task of a batch) whose sessions all ended, in completion order (seq is the
+-- results cursor); callback delivery is recorded per group.
+CREATE TABLE batch_groups (
+  seq INTEGER PRIMARY KEY,
+  batch_id TEXT NOT NULL REFERENCES batches(id) ON DELETE CASCADE,
+  task_id INTEGER NOT NULL,
+  instance_id TEXT NOT NULL,
+  completed_at INTEGER NOT NULL,
+  callback_status TEXT,
+  callback_attempts INTEGER NOT NULL DEFAULT 0,
+  callback_last_error TEXT,
+  UNIQUE (batch_id, task_id)
+);
+-- State of polar serve that outlives a restart (e.g. the current policy_version), one value per key.
+CREATE TABLE serve_state (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+`,
+  },
 ];
 
 /** The user_version a fully migrated database has. */

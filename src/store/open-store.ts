@@ -1,4 +1,5 @@
 // The Store: polar's SQLite database behind repositories, so no other module sees better-sqlite3.
+import { createBatchRepository, type BatchRepository } from './batch-repository.js';
 import { createCallRepository, type CallRepository } from './call-repository.js';
 import type Database from 'better-sqlite3';
 import { openDatabase } from './open-database.js';
@@ -15,6 +16,8 @@ export interface Store {
   readonly calls: CallRepository;
   readonly runs: RunRepository;
   readonly securityEvents: SecurityEventRepository;
+  /** Batches of `polar serve` and their completed groups. */
+  readonly batches: BatchRepository;
   stats(options?: StoreStatsOptions): StoreStats;
   /** Closes the database (and ends the commit worker, rolling back commits under way); the store must not be used afterwards. Idempotent. */
   close(): void;
@@ -47,6 +50,7 @@ export function storeOver(db: Database.Database, path: string, readonly: boolean
     calls,
     runs: createRunRepository(db),
     securityEvents: createSecurityEventRepository(db),
+    batches: createBatchRepository(db),
     stats: createStatsReader(db),
     close() {
       calls.terminateCommits();

@@ -8,6 +8,7 @@ import { machineInfo } from './machine-info.js';
 import { mergeRatio } from './merge-ratio.js';
 import { pipelineDocker } from './pipeline-docker.js';
 import { pipelineBusy } from './pipeline-busy.js';
+import { serveAsync } from './serve-async.js';
 import { soak } from './soak.js';
 import { storageGrowth } from './storage-growth.js';
 import { startUpTime } from './start-up-time.js';
@@ -25,6 +26,7 @@ const BENCHMARKS: Benchmark[] = [
   exportThroughput,
   viewerSpeed,
   soak,
+  serveAsync,
 ];
 
 process.once('exit', releaseAll);

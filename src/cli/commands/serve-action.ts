@@ -1,0 +1,70 @@
+// What `polar serve` does (loaded only when it runs; flags are in serve.ts).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { resolveCacheDir, resolveDbPath } from '../../config/paths.js';
+import { UsageError } from '../../errors.js';
+import { DEFAULT_SESSION_LIMITS, type RolloutOptions } from '../../rollout/run-rollout.js';
+import { createDockerRuntime } from '../../runtime/docker-runtime.js';
+import { startServe } from '../../serve/start-serve.js';
+import { openStore } from '../../store/open-store.js';
+import { containerLimitsFromFlags } from '../container-limit-options.js';
+import { printError, printLine } from '../output.js';
+import { waitForShutdown } from '../wait-for-shutdown.js';
+import type { ServeFlags } from './serve.js';
+
+export async function serveAction(flags: ServeFlags): Promise<void> {
+  const upstreams = [...(flags.upstream ?? []), ...(flags.upstreamFile === undefined ? [] : readUpstreamFile(flags.upstreamFile))];
+  if (upstreams.length === 0) {
+    throw new UsageError('polar serve needs --upstream: the model server to sample from', 'e.g. --upstream http://127.0.0.1:8000/v1 (vLLM), or --upstream sim:oracle');
+  }
+  const dbPath = resolveDbPath(flags.db);
+  const store = openStore(dbPath);
+  const limits = containerLimitsFromFlags(flags);
+  const defaults: Partial<RolloutOptions> = {
+    timeoutSeconds: flags.timeout,
+    evaluate: flags.eval,
+    ...(flags.model !== undefined ? { model: flags.model } : {}),
+    ...(flags.maxTokensCap !== undefined ? { maxTokensCap: flags.maxTokensCap } : {}),
+    ...(flags.upstreamTimeout !== undefined ? { upstreamTimeoutSeconds: flags.upstreamTimeout } : {}),
+    ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+    ...(flags.maxAttempts !== undefined ? { maxAttempts: flags.maxAttempts } : {}),
+    ...(limits !== undefined ? { limits: { ...DEFAULT_SESSION_LIMITS, ...limits } } : {}),
+  };
+  try {
+    const running = await startServe({
+      store,
+      runtime: createDockerRuntime(),
+      cacheDir: resolveCacheDir(),
+      upstreams,
+      workDir: path.join(path.dirname(path.resolve(dbPath)), '.polar-serve'),
+      defaults,
+      maxBatches: flags.maxBatches,
+      ...(flags.maxStaleness !== undefined ? { maxStaleness: flags.maxStaleness } : {}),
+      ...(flags.policyVersion !== undefined ? { policyVersion: flags.policyVersion } : {}),
+      host: flags.host,
+      port: flags.port,
+      maxBodyBytes: flags.maxBodyBytes,
+      ...((flags.token ?? process.env.POLAR_SERVE_TOKEN) ? { token: flags.token ?? process.env.POLAR_SERVE_TOKEN } : {}),
+    });
+    if (running.generatedToken) printError(`polar serve token (send as Authorization: Bearer <token>): ${running.token}`);
+    if (flags.json) running.engine.on((event) => printLine(JSON.stringify(event)));
+    printLine(`polar serve listening at ${running.url} (upstream ${upstreams.join(', ')}; db ${dbPath}; API at ${running.url}/openapi.json)`);
+    try {
+      await waitForShutdown();
+    } finally {
+      await running.close();
+    }
+  } finally {
+    store.close();
+  }
+}
+
+function readUpstreamFile(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read --upstream-file ${file}: ${(error as Error).message}`);
+  }
+  return text.split('\n').map((line) => line.replace(/#.*/, '').trim()).filter((line) => line !== '');
+}

@@ -1,0 +1,56 @@
+// `polar serve`: the rollout service a trainer talks to over HTTP (submit / poll / stream / cancel / callbacks,
+// pause / resume around weight syncs). Flags only; the action is in serve-action.ts.
+import type { Command } from 'commander';
+import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../container-limit-options.js';
+import { parseIntegerOption } from '../parse-number-option.js';
+
+export interface ServeFlags extends ContainerLimitFlags {
+  host: string;
+  port: number;
+  upstream?: string[];
+  upstreamFile?: string;
+  db?: string;
+  token?: string;
+  model?: string;
+  maxTokensCap?: number;
+  upstreamTimeout?: number;
+  concurrency?: number;
+  maxBatches: number;
+  maxStaleness?: number;
+  policyVersion?: number;
+  timeout: number;
+  maxAttempts?: number;
+  eval: boolean;
+  maxBodyBytes: number;
+  json?: boolean;
+}
+
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('Serve rollouts over HTTP to a trainer: batches in, completed groups out as export rows; pause/resume around weight syncs')
+    .option('--host <host>', 'address to listen on (loopback by default)', '127.0.0.1')
+    .option('--port <n>', 'port to listen on (0 = any free port)', parseIntegerOption('--port'), 8080)
+    .option('--upstream <url>', 'vLLM OpenAI base URL (…/v1) or sim:<policy>; repeatable', collect)
+    .option('--upstream-file <file>', 'upstream URLs, one per line (# comments)')
+    .option('--db <file>', 'SQLite database (default: $POLAR_DB or ./polar.db); a restart on it resumes every unfinished batch')
+    .option('--token <token>', 'bearer token of the API (default: $POLAR_SERVE_TOKEN, else generated and printed to stderr)')
+    .option('--model <name>', 'served model to sample (required when the upstream lists several)')
+    .option('--max-tokens-cap <n>', 'upper bound on max_tokens sent upstream', parseIntegerOption('--max-tokens-cap', 1))
+    .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails', parseIntegerOption('--upstream-timeout', 1))
+    .option('--concurrency <n>', 'agents per batch running at once (a batch may ask for its own)', parseIntegerOption('--concurrency', 1))
+    .option('--max-batches <n>', 'batches running at once', parseIntegerOption('--max-batches', 1), 2)
+    .option('--max-staleness <k>', 'do not start sessions of batches more than k policy versions behind (they wait)', parseIntegerOption('--max-staleness', 0))
+    .option('--policy-version <n>', 'policy version at start (default: the highest stored batch\'s, else 0)', parseIntegerOption('--policy-version', 0))
+    .option('--timeout <seconds>', 'default deadline of one session', parseIntegerOption('--timeout', 1), 1800)
+    .option('--max-attempts <n>', 'attempts of a session before an infrastructure failure is final', parseIntegerOption('--max-attempts', 1))
+    .option('--no-eval', 'do not evaluate patches by default (batches may set evaluate)')
+    .option('--max-body-bytes <n>', 'largest accepted request body', parseIntegerOption('--max-body-bytes', 1024), 32 * 1024 * 1024)
+    .option('--json', 'print one JSON line per engine event')
+    .option('--cpus <n>', 'CPUs per session container (default 2)', parseCpus)
+    .option('--memory <size>', 'memory per session container, e.g. 4g (default 4g)', parseMemory)
+    .option('--pids-limit <n>', 'processes per session container (default 4096)', parsePids)
+    .action(async (flags: ServeFlags) => (await import('./serve-action.js')).serveAction(flags));
+}

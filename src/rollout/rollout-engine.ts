@@ -1,0 +1,367 @@
+// The long-lived rollout scheduler behind `polar serve`: accepts batches while it runs, runs each as a
+// rollout run (runRollout / resumeRollout: the same pipeline, capture, retries and stage-granular resume as
+// `polar rollout`), records completed groups in completion order, and applies pause / resume and policy
+// versions to every batch gateway. Everything is in the store, so a restarted engine resumes every batch.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { CancelledError, NotFoundError, UsageError } from '../errors.js';
+import { activityBetween, type ActivitySnapshot } from '../gateway/activity-meter.js';
+import type { Gateway } from '../gateway/create-gateway.js';
+import { isHarnessInstalled } from '../harness/is-harness-installed.js';
+import { loadHarness } from '../harness/load-harness-manifest.js';
+import type { ContainerRuntime } from '../runtime/container-runtime.js';
+import type { BatchRow, BatchStatus } from '../store/batch-repository.js';
+import type { Store } from '../store/open-store.js';
+import type { SessionStage } from '../store/run-repository.js';
+import { batchSampling, checkBatchRequest, requestHash, type BatchRequest } from './batch-request.js';
+import { EngineGeneration, type EngineGenerationState } from './engine-generation.js';
+import type { RolloutEvent } from './rollout-events.js';
+import { resumeRollout, runRollout, type RolloutContext, type RolloutOptions, type RolloutResult } from './run-rollout.js';
+
+export type EngineEvent =
+  | { type: 'batch'; batchId: string; status: BatchStatus; reason: string | null }
+  | { type: 'session'; batchId: string; event: RolloutEvent }
+  | { type: 'group'; batchId: string; seq: number; instanceId: string }
+  | { type: 'generation'; paused: boolean; policyVersion: number };
+
+export type EngineListener = (event: EngineEvent) => void;
+
+/** Runs one batch's run: new (`resume` false) or continued after a restart. Tests inject a Docker-free one. */
+export type BatchExecutor = (start: { runName: string; options: RolloutOptions; resume: boolean }, context: RolloutContext) => Promise<RolloutResult>;
+
+export interface RolloutEngineOptions {
+  store: Store;
+  runtime: ContainerRuntime;
+  cacheDir: string;
+  /** Upstream base URLs or `sim:<policy>`; each batch run uses the first (replica routing lives in the gateway). */
+  upstreams: string[];
+  /** Where submitted task rows are written as the batch's dataset file. */
+  workDir: string;
+  /** Rollout options every batch starts from (timeout, concurrency, limits, evaluate, model, …). */
+  defaults?: Partial<RolloutOptions>;
+  /** Batches running at once (default 2): the next batch starts while the previous one's tail finishes. */
+  maxBatches?: number;
+  /** Refuse to start sessions of batches more than this many policy versions behind (they wait). */
+  maxStaleness?: number;
+  /** The policy version at start (default: the last one resumed with on this db, else the highest batch's, else 0). */
+  policyVersion?: number;
+  /** Replicas and their health for /v1/status (default: one entry per upstream). */
+  replicas?: () => unknown[];
+  executor?: BatchExecutor;
+  /** Refuse batches whose harness bundle is not installed (default true; contract tests with a fake executor turn it off). */
+  requireInstalled?: boolean;
+}
+
+export interface SubmitResult {
+  batch: BatchRow;
+  /** False when an earlier submit with the same idempotency key made it. */
+  created: boolean;
+}
+
+export interface EngineStatus {
+  batches: Record<BatchStatus, number>;
+  /** Sessions of unfinished batches per pipeline stage. */
+  stages: Record<SessionStage, number>;
+  generation: EngineGenerationState;
+  /** Upstream busy fraction of the live batch gateways since each started (null when none runs). */
+  modelBusyFraction: number | null;
+  modelCallsInFlight: number;
+  replicas: unknown[];
+}
+
+interface ActiveBatch {
+  controller: AbortController;
+  cancelReason: string | null;
+  gateway?: { gateway: Gateway; start: ActivitySnapshot };
+  done: Promise<void>;
+}
+
+const STAGES: readonly SessionStage[] = ['queued', 'init', 'ready', 'running', 'post', 'done'];
+
+export class RolloutEngine {
+  private readonly listeners = new Set<EngineListener>();
+  private readonly active = new Map<string, ActiveBatch>();
+  private readonly gate: EngineGeneration;
+  private readonly deadlines = new Map<string, NodeJS.Timeout>();
+  private closing = false;
+
+  constructor(private readonly options: RolloutEngineOptions) {
+    if (options.upstreams.length === 0) throw new UsageError('polar serve needs an upstream', 'e.g. --upstream http://127.0.0.1:8000/v1 or --upstream sim:oracle');
+    const stored = options.store.batches.policyVersion() ?? options.store.batches.list().reduce((max, batch) => Math.max(max, batch.policyVersion), 0);
+    this.gate = new EngineGeneration(options.policyVersion ?? stored, options.maxStaleness);
+    options.store.batches.setPolicyVersion(this.gate.policyVersion);
+    mkdirSync(options.workDir, { recursive: true });
+  }
+
+  on(listener: EngineListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resumes every batch a previous process left unfinished (same ids), then keeps scheduling. */
+  start(): void {
+    for (const batch of this.options.store.batches.unfinished()) this.armDeadline(batch);
+    this.schedule();
+  }
+
+  /** Stores a batch and queues it; a repeated idempotency key with the same body returns the first batch. */
+  submit(request: BatchRequest): SubmitResult {
+    const { store } = this.options;
+    const hash = requestHash(request);
+    if (request.idempotencyKey !== undefined) {
+      const earlier = store.batches.byIdempotencyKey(request.idempotencyKey);
+      if (earlier !== undefined) {
+        if (earlier.requestHash !== hash) throw new IdempotencyConflictError(request.idempotencyKey, earlier.id);
+        return { batch: earlier, created: false };
+      }
+    }
+    checkBatchRequest(request);
+    if (this.options.requireInstalled !== false) {
+      const installed = isHarnessInstalled(loadHarness(request.harness), this.options.cacheDir);
+      if (!installed.installed) throw new UsageError(`harness ${request.harness} is not installed on the server (${installed.reason})`, `Install it once with: polar harness install ${request.harness}`);
+    }
+    const id = `b_${randomBytes(8).toString('hex')}`;
+    const batch = store.batches.create({
+      id,
+      runName: `serve-${id}`,
+      idempotencyKey: request.idempotencyKey ?? null,
+      requestHash: hash,
+      request: request as unknown as Record<string, unknown>,
+      policyVersion: request.policyVersion ?? this.gate.policyVersion,
+      callbackUrl: request.callbackUrl ?? null,
+    });
+    this.emit({ type: 'batch', batchId: id, status: 'queued', reason: null });
+    this.armDeadline(batch);
+    this.schedule();
+    return { batch, created: true };
+  }
+
+  /** Cancels a batch: queued sessions dropped, running ones stopped (their containers removed). */
+  async cancel(id: string, reason = 'cancelled by the client'): Promise<BatchRow> {
+    const { store } = this.options;
+    const batch = store.batches.get(id);
+    if (batch === undefined) throw new NotFoundError(`no batch ${id}`, 'List batches with GET /v1/rollouts');
+    if (batch.status === 'finished' || batch.status === 'cancelled' || batch.status === 'failed') return batch;
+    const running = this.active.get(id);
+    if (running !== undefined) {
+      running.cancelReason = reason;
+      running.controller.abort(new CancelledError(`batch ${id} ${reason}`));
+      await running.done;
+    } else {
+      this.cancelStored(batch, reason);
+    }
+    return store.batches.get(id) ?? batch;
+  }
+
+  async pause(drainTimeoutMs: number): Promise<{ drained: boolean; inFlight: number }> {
+    const result = await this.gate.pause(drainTimeoutMs);
+    this.emit({ type: 'generation', paused: true, policyVersion: this.gate.policyVersion });
+    return result;
+  }
+
+  resume(policyVersion?: number): number {
+    if (policyVersion !== undefined && policyVersion < this.gate.policyVersion) {
+      throw new UsageError(`policy_version ${policyVersion} is older than the current ${this.gate.policyVersion}`, 'Policy versions only grow.');
+    }
+    if (policyVersion !== undefined) this.options.store.batches.setPolicyVersion(policyVersion);
+    const version = this.gate.resume(policyVersion);
+    this.emit({ type: 'generation', paused: false, policyVersion: version });
+    this.schedule();
+    return version;
+  }
+
+  generation(): EngineGenerationState {
+    return this.gate.state();
+  }
+
+  status(): EngineStatus {
+    const { store } = this.options;
+    const batches = { queued: 0, running: 0, finished: 0, cancelled: 0, failed: 0 } as Record<BatchStatus, number>;
+    const stages = Object.fromEntries(STAGES.map((stage) => [stage, 0])) as Record<SessionStage, number>;
+    for (const batch of store.batches.list()) {
+      batches[batch.status] += 1;
+      if (batch.status !== 'queued' && batch.status !== 'running') continue;
+      const run = store.runs.get(batch.runName);
+      if (run === undefined) {
+        stages.queued += this.plannedSessions(batch);
+        continue;
+      }
+      for (const session of store.runs.sessions(run.id)) stages[session.stage] += 1;
+    }
+    let busy: number | null = null;
+    const inFlight = this.gate.state().inFlight;
+    for (const { gateway } of this.active.values()) {
+      if (gateway === undefined) continue;
+      const now = gateway.gateway.activity();
+      const activity = activityBetween(gateway.start, now);
+      busy = Math.max(busy ?? 0, activity.busyFraction);
+    }
+    const replicas = this.options.replicas?.() ?? this.options.upstreams.slice(0, 1).map((url) => ({ url, healthy: true, inFlight }));
+    return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas };
+  }
+
+  /** Stops every running batch (they stay resumable: status running) and waits for them. */
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const timer of this.deadlines.values()) clearTimeout(timer);
+    for (const batch of this.active.values()) batch.controller.abort(new CancelledError('polar serve is shutting down'));
+    await Promise.all([...this.active.values()].map((batch) => batch.done));
+  }
+
+  private plannedSessions(batch: BatchRow): number {
+    const request = batch.request as unknown as BatchRequest;
+    return (request.tasks?.length ?? request.instanceIds?.length ?? 0) * (request.samples ?? 1);
+  }
+
+  private emit(event: EngineEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+
+  private armDeadline(batch: BatchRow): void {
+    const seconds = (batch.request as unknown as BatchRequest).deadlineSeconds;
+    if (seconds === undefined || this.closing) return;
+    const left = Math.max(0, batch.createdAt + seconds * 1000 - Date.now());
+    const timer = setTimeout(() => void this.cancel(batch.id, `passed its deadline of ${seconds}s`).catch(() => undefined), left);
+    timer.unref();
+    this.deadlines.set(batch.id, timer);
+  }
+
+  /** Starts queued (and resumable running) batches, oldest first, up to maxBatches at once. */
+  private schedule(): void {
+    if (this.closing) return;
+    const max = this.options.maxBatches ?? 2;
+    for (const batch of this.options.store.batches.unfinished()) {
+      if (this.active.size >= max) return;
+      if (this.active.has(batch.id)) continue;
+      this.launch(batch);
+    }
+  }
+
+  private launch(batch: BatchRow): void {
+    const controller = new AbortController();
+    const entry: ActiveBatch = { controller, cancelReason: null, done: Promise.resolve() };
+    this.active.set(batch.id, entry);
+    entry.done = this.runBatch(batch, entry).finally(() => {
+      this.active.delete(batch.id);
+      clearTimeout(this.deadlines.get(batch.id));
+      this.schedule();
+    });
+  }
+
+  private async runBatch(batch: BatchRow, entry: ActiveBatch): Promise<void> {
+    const { store } = this.options;
+    store.batches.setStatus(batch.id, 'running');
+    this.emit({ type: 'batch', batchId: batch.id, status: 'running', reason: null });
+    const signal = entry.controller.signal;
+    let detach: (() => void) | undefined;
+    const context: RolloutContext = {
+      runtime: this.options.runtime,
+      store,
+      cacheDir: this.options.cacheDir,
+      signal,
+      metricsIntervalMs: 0,
+      policyVersion: this.gate.policyVersion,
+      emit: (event) => this.onRolloutEvent(batch, event),
+      onGateway: (gateway) => {
+        entry.gateway = { gateway, start: gateway.activity() };
+        detach = this.gate.attach(gateway);
+      },
+      beforeSessionStart: () => this.gate.admit(batch.policyVersion, signal),
+    };
+    let status: BatchStatus;
+    let reason: string | null = null;
+    try {
+      const resume = store.runs.get(batch.runName) !== undefined;
+      const executor = this.options.executor ?? defaultExecutor;
+      const result = await executor({ runName: batch.runName, options: this.rolloutOptions(batch), resume }, context);
+      status = result.run.status === 'finished' ? 'finished' : result.run.status === 'failed' ? 'failed' : 'running';
+      reason = result.run.statusReason;
+    } catch (error) {
+      status = 'failed';
+      reason = error instanceof Error ? error.message : String(error);
+    } finally {
+      detach?.();
+    }
+    this.recordGroups(batch);
+    if (entry.cancelReason !== null) {
+      this.cancelStored(store.batches.get(batch.id) ?? batch, entry.cancelReason);
+      return;
+    }
+    if (this.closing && status === 'running') return; // resumed by the next start
+    if (status === 'running') status = 'failed';
+    store.batches.setStatus(batch.id, status, reason);
+    this.emit({ type: 'batch', batchId: batch.id, status, reason });
+  }
+
+  /** Marks every session that has not ended cancelled and the batch cancelled. */
+  private cancelStored(batch: BatchRow, reason: string): void {
+    const { store } = this.options;
+    const run = store.runs.get(batch.runName);
+    if (run !== undefined) {
+      for (const session of store.runs.sessions(run.id)) {
+        if (session.stage !== 'done' || session.status === null) store.runs.finishSession(session.id, { status: 'cancelled', reason: 'interrupted', detail: reason });
+      }
+    }
+    store.batches.setStatus(batch.id, 'cancelled', reason);
+    this.emit({ type: 'batch', batchId: batch.id, status: 'cancelled', reason });
+  }
+
+  private onRolloutEvent(batch: BatchRow, event: RolloutEvent): void {
+    if (event.type !== 'session-stage' && event.type !== 'session-end' && event.type !== 'run-start' && event.type !== 'run-end' && event.type !== 'run-failed') return;
+    this.emit({ type: 'session', batchId: batch.id, event });
+    if (event.type === 'session-end') this.recordGroups(batch);
+  }
+
+  /** Records each task whose sessions have all ended as a completed group (once; completion order = seq). */
+  private recordGroups(batch: BatchRow): void {
+    const { store } = this.options;
+    const run = store.runs.get(batch.runName);
+    if (run === undefined) return;
+    const byTask = new Map<number, { instanceId: string; done: boolean }>();
+    for (const session of store.runs.sessions(run.id)) {
+      const group = byTask.get(session.taskId) ?? { instanceId: session.instanceId, done: true };
+      group.done &&= session.stage === 'done' && session.status !== null && session.status !== 'cancelled';
+      byTask.set(session.taskId, group);
+    }
+    for (const [taskId, group] of byTask) {
+      if (!group.done) continue;
+      const row = store.batches.completeGroup(batch.id, taskId, group.instanceId);
+      if (row !== undefined) this.emit({ type: 'group', batchId: batch.id, seq: row.seq, instanceId: row.instanceId });
+    }
+  }
+
+  private rolloutOptions(batch: BatchRow): RolloutOptions {
+    const request = batch.request as unknown as BatchRequest;
+    const defaults = this.options.defaults ?? {};
+    let datasetPath = request.dataset ?? '';
+    if (request.tasks !== undefined) {
+      datasetPath = path.join(this.options.workDir, `${batch.id}.jsonl`);
+      writeFileSync(datasetPath, request.tasks.map((row) => JSON.stringify(row)).join('\n') + '\n');
+    }
+    return {
+      timeoutSeconds: 1800,
+      ...defaults,
+      harness: request.harness,
+      datasetPath,
+      ...(request.instanceIds !== undefined ? { instanceIds: request.instanceIds } : {}),
+      upstream: this.options.upstreams[0] as string,
+      sampling: batchSampling(request.sampling),
+      runName: batch.runName,
+      samples: request.samples ?? 1,
+      ...(request.timeoutSeconds !== undefined ? { timeoutSeconds: request.timeoutSeconds } : {}),
+      ...(request.concurrency !== undefined ? { concurrency: request.concurrency } : {}),
+      ...(request.evaluate !== undefined ? { evaluate: request.evaluate } : {}),
+    };
+  }
+}
+
+const defaultExecutor: BatchExecutor = ({ runName, options, resume }, context) => (resume ? resumeRollout(runName, context) : runRollout(options, context));
+
+/** Same idempotency key, another body: the client must pick a new key (HTTP 409). */
+export class IdempotencyConflictError extends UsageError {
+  override readonly code = 'idempotency-conflict';
+  constructor(key: string, batchId: string) {
+    super(`idempotency key "${key}" was used for batch ${batchId} with another body`, 'Send the same body again, or use a new key for a new batch.');
+  }
+}

@@ -1,0 +1,58 @@
+// The JSON of a batch (GET /v1/rollouts/{id}): status, session counts by stage and status, groups, callbacks.
+import type { BatchRow } from '../store/batch-repository.js';
+import type { Store } from '../store/open-store.js';
+
+export interface BatchDescription {
+  id: string;
+  status: BatchRow['status'];
+  status_reason: string | null;
+  run: string;
+  harness: string;
+  policy_version: number;
+  created_at: string;
+  finished_at: string | null;
+  sessions: { total: number; done: number; queued: number; running: number; by_status: Record<string, number> };
+  groups: { total: number; completed: number };
+  callback: { url: string; delivered: number; failed: number; pending: number; last_error: string | null } | null;
+}
+
+export function describeBatch(store: Store, batch: BatchRow): BatchDescription {
+  const request = batch.request as { harness?: string; tasks?: unknown[]; instanceIds?: unknown[]; samples?: number };
+  const run = store.runs.get(batch.runName);
+  const sessions = run === undefined ? [] : store.runs.sessions(run.id);
+  const byStatus: Record<string, number> = {};
+  let done = 0;
+  let queued = 0;
+  for (const session of sessions) {
+    if (session.stage === 'done') done += 1;
+    if (session.stage === 'queued') queued += 1;
+    if (session.status !== null) byStatus[session.status] = (byStatus[session.status] ?? 0) + 1;
+  }
+  const planned = (request.tasks?.length ?? request.instanceIds?.length ?? 0) * (request.samples ?? 1);
+  const total = run === undefined ? planned : sessions.length;
+  const groups = store.batches.groups(batch.id);
+  const tasks = run === undefined ? (request.tasks?.length ?? request.instanceIds?.length ?? 0) : store.runs.tasks(run.id).length;
+  const failedCallbacks = groups.filter((group) => group.callbackStatus === 'failed');
+  return {
+    id: batch.id,
+    status: batch.status,
+    status_reason: batch.statusReason,
+    run: batch.runName,
+    harness: request.harness ?? '',
+    policy_version: batch.policyVersion,
+    created_at: new Date(batch.createdAt).toISOString(),
+    finished_at: batch.finishedAt === null ? null : new Date(batch.finishedAt).toISOString(),
+    sessions: { total, done, queued: run === undefined ? planned : queued, running: total - done - (run === undefined ? planned : queued), by_status: byStatus },
+    groups: { total: tasks, completed: groups.length },
+    callback:
+      batch.callbackUrl === null
+        ? null
+        : {
+            url: batch.callbackUrl,
+            delivered: groups.filter((group) => group.callbackStatus === 'delivered').length,
+            failed: failedCallbacks.length,
+            pending: groups.filter((group) => group.callbackStatus === null).length,
+            last_error: groups.findLast((group) => group.callbackLastError !== null)?.callbackLastError ?? null,
+          },
+  };
+}

@@ -1,0 +1,156 @@
+// The OpenAPI 3.1 description of `polar serve`, served at GET /openapi.json (hand-written; a test checks
+// that it lists every route the app serves).
+
+const error = { $ref: '#/components/responses/Error' };
+const secured = [{ bearer: [] }];
+const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Batch id (b_…).' };
+const json = (schema: object, example?: unknown) => ({ 'application/json': { schema, ...(example !== undefined ? { example } : {}) } });
+
+export const OPENAPI_DOCUMENT = {
+  openapi: '3.1.0',
+  info: {
+    title: 'polar serve',
+    version: '1',
+    description:
+      'The rollout service a trainer talks to: submit batches of SWE-bench tasks, take completed groups as export rows, pause generation around weight syncs. Every /v1 route needs `Authorization: Bearer <token>`.',
+  },
+  components: {
+    securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+    responses: {
+      Error: {
+        description: 'A JSON error: 400 invalid_request, 401 unauthorized, 404 not_found, 409 conflict, 413 payload_too_large, 500 internal.',
+        content: json({ $ref: '#/components/schemas/Error' }, { error: { type: 'invalid_request', message: 'harness: Invalid input' } }),
+      },
+    },
+    schemas: {
+      Error: {
+        type: 'object',
+        required: ['error'],
+        properties: { error: { type: 'object', required: ['type', 'message'], properties: { type: { type: 'string' }, message: { type: 'string' }, hint: { type: 'string' } } } },
+      },
+      BatchRequest: {
+        type: 'object',
+        required: ['harness'],
+        additionalProperties: false,
+        description: 'Exactly one of tasks or dataset.',
+        properties: {
+          harness: { type: 'string', description: 'codex | claude-code | qwen-code | pi | gemini-cli' },
+          tasks: { type: 'array', items: { type: 'object' }, description: 'SWE-bench rows (instance_id, repo, base_commit, problem_statement, …).' },
+          dataset: { type: 'string', description: 'A dataset file or Hub name the server can read, instead of tasks.' },
+          instance_ids: { type: 'array', items: { type: 'string' }, description: 'With dataset: only these instances.' },
+          samples: { type: 'integer', minimum: 1, default: 1, description: 'Sessions per task (a GRPO group).' },
+          sampling: { type: 'object', additionalProperties: { type: 'number' }, description: 'temperature, top_p, top_k, min_p, max_tokens, seed.' },
+          policy_version: { type: 'integer', minimum: 0, description: 'Default: the current version.' },
+          timeout_seconds: { type: 'integer', minimum: 1, description: "Deadline of one session's agent." },
+          deadline_seconds: { type: 'integer', minimum: 1, description: 'The batch is cancelled when not finished this long after submission.' },
+          concurrency: { type: 'integer', minimum: 1, description: 'Agents of this batch at once.' },
+          evaluate: { type: 'boolean', default: true, description: 'Grade patches (rewards).' },
+          callback_url: { type: 'string', format: 'uri', description: 'POSTed a CallbackBody for each completed group, retried with backoff.' },
+          idempotency_key: { type: 'string', description: 'Or the Idempotency-Key header: same key + same body → same id; another body → 409.' },
+        },
+      },
+      Batch: {
+        type: 'object',
+        required: ['id', 'status', 'sessions'],
+        properties: {
+          id: { type: 'string' },
+          status: { enum: ['queued', 'running', 'finished', 'cancelled', 'failed'] },
+          status_reason: { type: ['string', 'null'] },
+          run: { type: 'string', description: 'The run holding the sessions (polar runs show, polar export).' },
+          harness: { type: 'string' },
+          policy_version: { type: 'integer' },
+          created_at: { type: 'string', format: 'date-time' },
+          finished_at: { type: ['string', 'null'], format: 'date-time' },
+          sessions: {
+            type: 'object',
+            required: ['total', 'done'],
+            properties: { total: { type: 'integer' }, done: { type: 'integer' }, queued: { type: 'integer' }, running: { type: 'integer' }, by_status: { type: 'object', additionalProperties: { type: 'integer' } } },
+          },
+          groups: { type: 'object', properties: { total: { type: 'integer' }, completed: { type: 'integer' } } },
+          callback: { type: ['object', 'null'] },
+        },
+      },
+      CallbackBody: {
+        type: 'object',
+        required: ['batch_id', 'group_seq', 'instance_id', 'rows'],
+        properties: { batch_id: { type: 'string' }, group_seq: { type: 'integer' }, instance_id: { type: 'string' }, rows: { type: 'array', items: { type: 'object' }, description: 'polar format, prefix_merging.' } },
+      },
+    },
+  },
+  security: secured,
+  paths: {
+    '/openapi.json': { get: { summary: 'This document', security: [], responses: { 200: { description: 'OpenAPI 3.1', content: json({ type: 'object' }) } } } },
+    '/v1/rollouts': {
+      post: {
+        summary: 'Submit a batch',
+        parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string' } }],
+        requestBody: {
+          required: true,
+          content: json({ $ref: '#/components/schemas/BatchRequest' }, { harness: 'pi', tasks: [{ instance_id: 'repo__name-1', repo: 'owner/name', base_commit: 'abc123', problem_statement: '…' }], samples: 2, sampling: { temperature: 1 }, policy_version: 0 }),
+        },
+        responses: {
+          202: { description: 'Accepted', content: json({ type: 'object', required: ['id'], properties: { id: { type: 'string' }, status: { type: 'string' }, created: { type: 'boolean' } } }, { id: 'b_3f2a9c1d0e4b5a67', status: 'queued', created: true }) },
+          200: { description: 'An earlier submit with this idempotency key and body made it', content: json({ type: 'object' }) },
+          400: error,
+          401: error,
+          409: error,
+          413: error,
+        },
+      },
+      get: { summary: 'List batches', responses: { 200: { description: 'Batches', content: json({ type: 'object', properties: { rollouts: { type: 'array', items: { $ref: '#/components/schemas/Batch' } } } }) }, 401: error } },
+    },
+    '/v1/rollouts/{id}': {
+      get: { summary: 'Status and counts of a batch', parameters: [idParameter], responses: { 200: { description: 'The batch', content: json({ $ref: '#/components/schemas/Batch' }) }, 401: error, 404: error } },
+      delete: {
+        summary: 'Cancel a batch: queued sessions dropped, running ones stopped, containers removed',
+        parameters: [idParameter],
+        responses: { 200: { description: 'The cancelled batch', content: json({ $ref: '#/components/schemas/Batch' }) }, 401: error, 404: error },
+      },
+    },
+    '/v1/rollouts/{id}/results': {
+      get: {
+        summary: 'Export rows of completed groups (JSONL), after a cursor',
+        description: 'A group is delivered once all its samples ended. Headers: Polar-Next-Cursor (pass it as cursor next time), Polar-Groups, Polar-Batch-Status.',
+        parameters: [
+          idParameter,
+          { name: 'cursor', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'At most this many groups.' },
+          { name: 'format', in: 'query', schema: { enum: ['polar', 'verl', 'openrlhf', 'sft', 'swebench-predictions'], default: 'polar' } },
+          { name: 'builder', in: 'query', schema: { enum: ['prefix_merging', 'per_request'], default: 'prefix_merging' } },
+          { name: 'advantage', in: 'query', schema: { enum: ['grpo', 'mean', 'loo', 'none'], default: 'grpo' } },
+          { name: 'std', in: 'query', schema: { enum: ['population', 'sample'] } },
+          { name: 'messages', in: 'query', schema: { enum: ['true', 'false'] } },
+          { name: 'min_reward', in: 'query', schema: { type: 'number' } },
+          { name: 'sample', in: 'query', schema: { type: 'integer', minimum: 0 } },
+        ],
+        responses: { 200: { description: 'JSONL rows', content: { 'application/x-ndjson': { schema: { type: 'string' } } } }, 400: error, 401: error, 404: error },
+      },
+    },
+    '/v1/events': {
+      get: {
+        summary: 'Server-sent events: batch, session (stage/end), group (completed), generation (pause/resume)',
+        responses: { 200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, 401: error },
+      },
+    },
+    '/v1/generation/pause': {
+      post: {
+        summary: 'Drain in-flight model calls (up to drain_timeout_ms) and hold new ones',
+        requestBody: { required: false, content: json({ type: 'object', properties: { drain_timeout_ms: { type: 'integer', minimum: 0, default: 60000 } } }) },
+        responses: { 200: { description: 'Paused', content: json({ type: 'object' }, { paused: true, drained: true, in_flight: 0, policy_version: 3 }) }, 400: error, 401: error },
+      },
+    },
+    '/v1/generation/resume': {
+      post: {
+        summary: 'Release held calls; new calls are recorded with policy_version',
+        requestBody: { required: false, content: json({ type: 'object', properties: { policy_version: { type: 'integer', minimum: 0 } } }, { policy_version: 4 }) },
+        responses: { 200: { description: 'Resumed', content: json({ type: 'object' }, { paused: false, policy_version: 4 }) }, 400: error, 401: error },
+      },
+    },
+    '/v1/status': {
+      get: {
+        summary: 'Queue depth per stage, batches, generation (pause, version, staleness), model busy fraction, replicas',
+        responses: { 200: { description: 'Status', content: json({ type: 'object' }) }, 401: error },
+      },
+    },
+  },
+} as const;

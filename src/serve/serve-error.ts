@@ -1,0 +1,36 @@
+// JSON errors of `polar serve`: {"error":{"type","message","hint"?}} with the HTTP status of the failure.
+import { PolarError } from '../errors.js';
+
+export type ServeErrorType =
+  | 'unauthorized'
+  | 'payload_too_large'
+  | 'invalid_request'
+  | 'not_found'
+  | 'conflict'
+  | 'internal';
+
+/** An error the HTTP layer answers with as is. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 404 | 409 | 413 | 500,
+    readonly type: ServeErrorType,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ServeErrorBody {
+  error: { type: ServeErrorType; message: string; hint?: string };
+}
+
+/** The status and body for anything a handler threw: typed polar errors map to 4xx, the rest to 500. */
+export function toErrorResponse(error: unknown): { status: HttpError['status']; body: ServeErrorBody } {
+  if (error instanceof HttpError) return { status: error.status, body: { error: { type: error.type, message: error.message } } };
+  if (error instanceof PolarError) {
+    const status = error.code === 'idempotency-conflict' ? 409 : error.code === 'not-found' ? 404 : error.code === 'internal' ? 500 : 400;
+    const type: ServeErrorType = status === 409 ? 'conflict' : status === 404 ? 'not_found' : status === 500 ? 'internal' : 'invalid_request';
+    return { status, body: { error: { type, message: error.message, ...(error.hint !== undefined ? { hint: error.hint } : {}) } } };
+  }
+  return { status: 500, body: { error: { type: 'internal', message: error instanceof Error ? error.message : String(error) } } };
+}

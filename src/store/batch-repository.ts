@@ -1,0 +1,177 @@
+// Batches of `polar serve` (POST /v1/rollouts) and the groups they completed: durable, so a killed
+// server resumes every unfinished batch under the same id and a retried submit never doubles work.
+import type Database from 'better-sqlite3';
+import { parseJsonObject } from './parse-json-object.js';
+
+export type BatchStatus = 'queued' | 'running' | 'finished' | 'cancelled' | 'failed';
+
+export interface BatchRow {
+  id: string;
+  runName: string;
+  idempotencyKey: string | null;
+  requestHash: string;
+  request: Record<string, unknown>;
+  policyVersion: number;
+  status: BatchStatus;
+  statusReason: string | null;
+  createdAt: number;
+  finishedAt: number | null;
+  callbackUrl: string | null;
+}
+
+export interface BatchGroupRow {
+  /** Completion order over all batches: the results cursor. */
+  seq: number;
+  batchId: string;
+  taskId: number;
+  instanceId: string;
+  completedAt: number;
+  callbackStatus: 'delivered' | 'failed' | null;
+  callbackAttempts: number;
+  callbackLastError: string | null;
+}
+
+export interface NewBatch {
+  id: string;
+  runName: string;
+  idempotencyKey: string | null;
+  requestHash: string;
+  request: Record<string, unknown>;
+  policyVersion: number;
+  callbackUrl: string | null;
+}
+
+export interface BatchRepository {
+  create(input: NewBatch): BatchRow;
+  get(id: string): BatchRow | undefined;
+  byIdempotencyKey(key: string): BatchRow | undefined;
+  list(): BatchRow[];
+  /** Batches not yet finished, cancelled or failed, oldest first. */
+  unfinished(): BatchRow[];
+  setStatus(id: string, status: BatchStatus, reason?: string | null): void;
+  /** Records a completed group once; returns its row, or undefined when it was recorded before. */
+  completeGroup(batchId: string, taskId: number, instanceId: string): BatchGroupRow | undefined;
+  /** Completed groups of a batch after `afterSeq`, in completion order. */
+  groups(batchId: string, afterSeq?: number): BatchGroupRow[];
+  recordCallback(seq: number, status: 'delivered' | 'failed' | null, error: string | null): void;
+  /** The policy version last set by a resume (survives a restart); undefined before the first. */
+  policyVersion(): number | undefined;
+  setPolicyVersion(version: number): void;
+}
+
+interface BatchRecord {
+  id: string;
+  run_name: string;
+  idempotency_key: string | null;
+  request_hash: string;
+  request: string;
+  policy_version: number;
+  status: BatchStatus;
+  status_reason: string | null;
+  created_at: number;
+  finished_at: number | null;
+  callback_url: string | null;
+}
+
+interface GroupRecord {
+  seq: number;
+  batch_id: string;
+  task_id: number;
+  instance_id: string;
+  completed_at: number;
+  callback_status: 'delivered' | 'failed' | null;
+  callback_attempts: number;
+  callback_last_error: string | null;
+}
+
+const TERMINAL: ReadonlySet<BatchStatus> = new Set(['finished', 'cancelled', 'failed']);
+
+function toBatch(record: BatchRecord): BatchRow {
+  return {
+    id: record.id,
+    runName: record.run_name,
+    idempotencyKey: record.idempotency_key,
+    requestHash: record.request_hash,
+    request: parseJsonObject(record.request, `batch ${record.id} request`) ?? {},
+    policyVersion: record.policy_version,
+    status: record.status,
+    statusReason: record.status_reason,
+    createdAt: record.created_at,
+    finishedAt: record.finished_at,
+    callbackUrl: record.callback_url,
+  };
+}
+
+function toGroup(record: GroupRecord): BatchGroupRow {
+  return {
+    seq: record.seq,
+    batchId: record.batch_id,
+    taskId: record.task_id,
+    instanceId: record.instance_id,
+    completedAt: record.completed_at,
+    callbackStatus: record.callback_status,
+    callbackAttempts: record.callback_attempts,
+    callbackLastError: record.callback_last_error,
+  };
+}
+
+export function createBatchRepository(db: Database.Database): BatchRepository {
+  const insert = db.prepare(
+    `INSERT INTO batches (id, run_name, idempotency_key, request_hash, request, policy_version, status, created_at, callback_url)
+     VALUES (@id, @runName, @idempotencyKey, @requestHash, @request, @policyVersion, 'queued', @createdAt, @callbackUrl)`,
+  );
+  const byId = db.prepare('SELECT * FROM batches WHERE id = ?');
+  const byKey = db.prepare('SELECT * FROM batches WHERE idempotency_key = ?');
+  const all = db.prepare('SELECT * FROM batches ORDER BY created_at, id');
+  const open = db.prepare("SELECT * FROM batches WHERE status IN ('queued', 'running') ORDER BY created_at, id");
+  const setStatus = db.prepare('UPDATE batches SET status = ?, status_reason = ?, finished_at = ? WHERE id = ?');
+  const addGroup = db.prepare(
+    'INSERT OR IGNORE INTO batch_groups (batch_id, task_id, instance_id, completed_at) VALUES (?, ?, ?, ?) RETURNING *',
+  );
+  const groups = db.prepare('SELECT * FROM batch_groups WHERE batch_id = ? AND seq > ? ORDER BY seq');
+  const callback = db.prepare(
+    'UPDATE batch_groups SET callback_status = ?, callback_attempts = callback_attempts + 1, callback_last_error = ? WHERE seq = ?',
+  );
+  const readState = db.prepare<[string], { value: string }>('SELECT value FROM serve_state WHERE key = ?');
+  const writeState = db.prepare('INSERT INTO serve_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+  return {
+    policyVersion() {
+      const row = readState.get('policy_version');
+      return row === undefined ? undefined : Number(row.value);
+    },
+    setPolicyVersion(version) {
+      writeState.run('policy_version', String(version));
+    },
+    create(input) {
+      insert.run({ ...input, request: JSON.stringify(input.request), createdAt: Date.now() });
+      return toBatch(byId.get(input.id) as BatchRecord);
+    },
+    get(id) {
+      const record = byId.get(id) as BatchRecord | undefined;
+      return record === undefined ? undefined : toBatch(record);
+    },
+    byIdempotencyKey(key) {
+      const record = byKey.get(key) as BatchRecord | undefined;
+      return record === undefined ? undefined : toBatch(record);
+    },
+    list() {
+      return (all.all() as BatchRecord[]).map(toBatch);
+    },
+    unfinished() {
+      return (open.all() as BatchRecord[]).map(toBatch);
+    },
+    setStatus(id, status, reason = null) {
+      setStatus.run(status, reason, TERMINAL.has(status) ? Date.now() : null, id);
+    },
+    completeGroup(batchId, taskId, instanceId) {
+      const record = addGroup.get(batchId, taskId, instanceId, Date.now()) as GroupRecord | undefined;
+      return record === undefined ? undefined : toGroup(record);
+    },
+    groups(batchId, afterSeq = 0) {
+      return (groups.all(batchId, afterSeq) as GroupRecord[]).map(toGroup);
+    },
+    recordCallback(seq, status, error) {
+      callback.run(status, error, seq);
+    },
+  };
+}

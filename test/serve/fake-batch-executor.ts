@@ -1,0 +1,65 @@
+// A Docker-free BatchExecutor for the serve contract tests: it creates the batch's run like runRollout
+// (tasks x samples sessions), then "runs" each session: waits for the test's gate, captures one ok call,
+// finishes it completed with a reward. Resumes like resumeRollout: finished sessions are never run again.
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { parseSwebenchRecord } from '../../src/eval/swebench/parse-swebench-record.js';
+import { recordToRow } from '../../src/eval/swebench/record-to-row.js';
+import type { BatchExecutor } from '../../src/rollout/rollout-engine.js';
+import type { Store } from '../../src/store/open-store.js';
+import { okCallRecord } from '../helpers/ok-call-record.js';
+
+export interface FakeExecutor {
+  executor: BatchExecutor;
+  /** How often each session id was run. */
+  runs: Map<number, number>;
+  /** Sessions wait for this before they finish (replace it to hold them). */
+  gate: { wait: () => Promise<void> };
+  /** Executor starts, with `resume`. */
+  starts: { runName: string; resume: boolean }[];
+}
+
+export function createFakeExecutor(store: Store): FakeExecutor {
+  const fake: FakeExecutor = { runs: new Map(), gate: { wait: async () => undefined }, starts: [], executor: async () => ({}) as never };
+  fake.executor = async ({ runName, options, resume }, context) => {
+    fake.starts.push({ runName, resume });
+    let run = store.runs.get(runName);
+    if (run === undefined) {
+      run = store.runs.create({ name: runName, harness: options.harness, datasetPath: options.datasetPath, upstream: options.upstream, samples: options.samples, config: {}, ownerPid: process.pid, ownerHost: hostname() });
+      const rows = readFileSync(options.datasetPath, 'utf8').split('\n').filter((line) => line.trim() !== '');
+      for (const [index, line] of rows.entries()) {
+        const record = parseSwebenchRecord(JSON.parse(line), `row ${index}`);
+        const task = store.runs.addTask(run.id, record.instance_id, recordToRow(record));
+        for (let sample = 0; sample < options.samples; sample += 1) store.runs.addSession(run.id, task.id, sample, true);
+      }
+    }
+    context.onGateway?.({ activity: () => ({ wallMs: 1, busyMs: 0, inFlightMs: 0, busyFraction: 0, meanInFlight: 0, requests: 0 }) } as never);
+    for (const session of store.runs.sessions(run.id)) {
+      if (session.stage === 'done') continue;
+      if (context.signal.aborted) break;
+      await context.beforeSessionStart?.(session);
+      if (context.signal.aborted) break;
+      store.runs.setStage(session.id, 'running');
+      context.emit({ type: 'session-stage', sessionId: session.id, instanceId: session.instanceId, sampleIndex: session.sampleIndex, stage: 'running' });
+      await Promise.race([fake.gate.wait(), new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }))]);
+      if (context.signal.aborted) break;
+      fake.runs.set(session.id, (fake.runs.get(session.id) ?? 0) + 1);
+      store.calls.insert(okCallRecord({ sessionId: session.id, prompt: [1, 2, 3], sampled: [4, 5, 151645], logprobs: [-0.1, -0.2, -0.3], messages: [{ role: 'user', content: 'Fix it.' }] }));
+      store.runs.finishSession(session.id, { status: 'completed', reason: 'agent_finished', patch: 'diff' });
+      store.runs.setReward(session.id, session.sampleIndex % 2, null);
+      context.emit({ type: 'session-end', sessionId: session.id, instanceId: session.instanceId, sampleIndex: session.sampleIndex, status: 'completed', reason: 'agent_finished', detail: null, patchBytes: 4, calls: 1, timings: {}, reward: session.sampleIndex % 2 });
+    }
+    const unfinished = store.runs.sessions(run.id).some((session) => session.stage !== 'done');
+    store.runs.finish(run.id, unfinished ? 'interrupted' : 'finished');
+    return { run: store.runs.get(run.id) ?? run, counts: {} };
+  };
+  return fake;
+}
+
+/** The two SWE-bench rows of the fixture, as a client would send them. */
+export function fixtureRows(): Record<string, unknown>[] {
+  return readFileSync(new URL('../fixtures/swebench/verified-sample.jsonl', import.meta.url), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}

@@ -1,0 +1,336 @@
+// HTTP contract of `polar serve`: every endpoint, with the real engine, store and hono server on a real
+// socket; only batch execution is Docker-free (fake-batch-executor.ts).
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { OPENAPI_DOCUMENT } from '../../src/serve/openapi-document.js';
+import { createServeApp, SERVE_ROUTES } from '../../src/serve/serve-app.js';
+import { startServe, type RunningServe } from '../../src/serve/start-serve.js';
+import { openStore, type Store } from '../../src/store/open-store.js';
+import { createFakeExecutor, fixtureRows, type FakeExecutor } from './fake-batch-executor.js';
+
+const TOKEN = 'test-token-0123456789';
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Harness {
+  serve: RunningServe;
+  store: Store;
+  fake: FakeExecutor;
+  dir: string;
+  call(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string; headers: Headers }>;
+}
+
+async function start(options: { dir?: string; maxStaleness?: number; maxBodyBytes?: number; hold?: boolean } = {}): Promise<Harness> {
+  const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), 'polar-serve-'));
+  if (options.dir === undefined) cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const store = openStore(path.join(dir, 'polar.db'));
+  const fake = createFakeExecutor(store);
+  if (options.hold) fake.gate.wait = () => new Promise(() => undefined);
+  const serve = await startServe({
+    store,
+    runtime: {} as never,
+    cacheDir: dir,
+    upstreams: ['sim:oracle'],
+    workDir: path.join(dir, 'work'),
+    executor: fake.executor,
+    requireInstalled: false,
+    token: TOKEN,
+    port: 0,
+    callbacks: { attempts: 3, backoffMs: 20 },
+    ...(options.maxStaleness !== undefined ? { maxStaleness: options.maxStaleness } : {}),
+    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+  });
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await serve.close();
+    store.close();
+  };
+  cleanups.push(close);
+  return {
+    serve,
+    store,
+    fake,
+    dir,
+    async call(method, route, body, headers = {}) {
+      const response = await fetch(`${serve.url}${route}`, {
+        method,
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
+        ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+      });
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { status: response.status, json, text, headers: response.headers };
+    },
+  };
+}
+
+async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const submitBody = () => ({ harness: 'pi', tasks: fixtureRows(), samples: 2, sampling: { temperature: 1 }, policy_version: 0 });
+
+describe('polar serve HTTP API', () => {
+  it('refuses a missing or wrong bearer token with 401 JSON, and serves /openapi.json without one', async () => {
+    const h = await start();
+    for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: `Basic ${TOKEN}` }] as Record<string, string>[]) {
+      const response = await fetch(`${h.serve.url}/v1/status`, { headers });
+      expect(response.status).toBe(401);
+      expect(((await response.json()) as any).error.type).toBe('unauthorized');
+    }
+    const doc = await fetch(`${h.serve.url}/openapi.json`);
+    expect(doc.status).toBe(200);
+    expect(((await doc.json()) as any).openapi).toBe('3.1.0');
+  });
+
+  it('runs a submitted batch: 202 with an id, status and counts, then finished', async () => {
+    const h = await start();
+    const submitted = await h.call('POST', '/v1/rollouts', submitBody());
+    expect(submitted.status).toBe(202);
+    expect(submitted.json.id).toMatch(/^b_[0-9a-f]{16}$/);
+    const done = await until(async () => {
+      const got = await h.call('GET', `/v1/rollouts/${submitted.json.id}`);
+      return got.json.status === 'finished' ? got.json : undefined;
+    });
+    expect(done.sessions).toMatchObject({ total: 4, done: 4, by_status: { completed: 4 } });
+    expect(done.groups).toEqual({ total: 2, completed: 2 });
+    const list = await h.call('GET', '/v1/rollouts');
+    expect(list.json.rollouts.map((batch: { id: string }) => batch.id)).toEqual([submitted.json.id]);
+  });
+
+  it.each([
+    ['an unknown harness', { ...submitBody(), harness: 'no-such-harness' }, /no harness "no-such-harness"/],
+    ['a malformed row', { harness: 'pi', tasks: [{ instance_id: 'x' }] }, /tasks\[0\]/],
+    ['a row that is not an object', { harness: 'pi', tasks: [42] }, /tasks\.0/],
+    ['no tasks and no dataset', { harness: 'pi' }, /exactly one of tasks/],
+    ['an unknown field', { ...submitBody(), sample: 2 }, /sample/],
+    ['samples 0', { ...submitBody(), samples: 0 }, /samples/],
+    ['an unknown sampling field', { ...submitBody(), sampling: { temprature: 1 } }, /temprature/],
+    ['a bad callback url', { ...submitBody(), callback_url: 'ftp://x' }, /callback_url/],
+  ])('answers 400 invalid_request for %s', async (_what, body, message) => {
+    const h = await start();
+    const response = await h.call('POST', '/v1/rollouts', body);
+    expect(response.status).toBe(400);
+    expect(response.json.error.type).toBe('invalid_request');
+    expect(response.json.error.message).toMatch(message);
+    expect(h.store.batches.list()).toEqual([]);
+  });
+
+  it('answers 400 for a body that is not JSON and 413 for an oversized one', async () => {
+    const h = await start({ maxBodyBytes: 4096 });
+    const broken = await h.call('POST', '/v1/rollouts', '{"harness":');
+    expect(broken.status).toBe(400);
+    expect(broken.json.error.message).toMatch(/not JSON/);
+    const big = await h.call('POST', '/v1/rollouts', { ...submitBody(), tasks: [{ problem_statement: 'x'.repeat(10_000) }] });
+    expect(big.status).toBe(413);
+    expect(big.json.error.type).toBe('payload_too_large');
+  });
+
+  it('makes a retried submit with the same idempotency key the same batch, and refuses another body with 409', async () => {
+    const h = await start({ hold: true });
+    const first = await h.call('POST', '/v1/rollouts', submitBody(), { 'idempotency-key': 'step-7' });
+    const again = await h.call('POST', '/v1/rollouts', submitBody(), { 'idempotency-key': 'step-7' });
+    expect(first.status).toBe(202);
+    expect(again.status).toBe(200);
+    expect(again.json.id).toBe(first.json.id);
+    const inBody = await h.call('POST', '/v1/rollouts', { ...submitBody(), idempotency_key: 'step-7' });
+    expect(inBody.json.id).toBe(first.json.id);
+    const other = await h.call('POST', '/v1/rollouts', { ...submitBody(), samples: 3 }, { 'idempotency-key': 'step-7' });
+    expect(other.status).toBe(409);
+    expect(other.json.error.type).toBe('conflict');
+    expect(h.store.batches.list()).toHaveLength(1);
+  });
+
+  it('streams completed groups as export rows with a cursor; a group is delivered only when all its samples ended', async () => {
+    const h = await start();
+    let release: () => void = () => undefined;
+    let finished = 0;
+    // The first group's two sessions finish, then the second group is held.
+    h.fake.gate.wait = () => (finished++ < 2 ? Promise.resolve() : new Promise<void>((resolve) => (release = resolve)));
+    const { json } = await h.call('POST', '/v1/rollouts', submitBody());
+    await until(() => h.store.batches.groups(json.id).length === 1);
+    const first = await h.call('GET', `/v1/rollouts/${json.id}/results?format=polar&builder=prefix_merging`);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toMatch(/application\/x-ndjson/);
+    expect(first.headers.get('polar-groups')).toBe('1');
+    const rows = first.text.trim().split('\n').map((line) => JSON.parse(line));
+    expect(rows).toHaveLength(2);
+    expect(new Set(rows.map((row) => row.group_id))).toEqual(new Set([`serve-${json.id}/django__django-11099`]));
+    const cursor = first.headers.get('polar-next-cursor') as string;
+    const empty = await h.call('GET', `/v1/rollouts/${json.id}/results?cursor=${cursor}`);
+    expect(empty.text).toBe('');
+    expect(empty.headers.get('polar-next-cursor')).toBe(cursor);
+    for (let i = 0; i < 2; i++) {
+      release();
+      await until(() => h.fake.runs.size === 3 + i);
+    }
+    await until(() => h.store.batches.groups(json.id).length === 2);
+    const second = await h.call('GET', `/v1/rollouts/${json.id}/results?cursor=${cursor}&format=verl`);
+    const more = second.text.trim().split('\n').map((line) => JSON.parse(line));
+    expect(more).toHaveLength(2);
+    expect(Number(second.headers.get('polar-next-cursor'))).toBeGreaterThan(Number(cursor));
+    const bad = await h.call('GET', `/v1/rollouts/${json.id}/results?format=parquet`);
+    expect(bad.status).toBe(400);
+    const missing = await h.call('GET', '/v1/rollouts/b_nope/results');
+    expect(missing.status).toBe(404);
+    expect(missing.json.error.type).toBe('not_found');
+  });
+
+  it('cancels a batch: queued sessions dropped, the running one stopped', async () => {
+    const h = await start({ hold: true });
+    const { json } = await h.call('POST', '/v1/rollouts', submitBody());
+    await until(() => h.store.runs.get(`serve-${json.id}`) !== undefined && h.store.runs.sessions(h.store.runs.get(`serve-${json.id}`)!.id).some((s) => s.stage === 'running'));
+    const cancelled = await h.call('DELETE', `/v1/rollouts/${json.id}`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.json.status).toBe('cancelled');
+    expect(cancelled.json.sessions.by_status).toEqual({ cancelled: 4 });
+    expect(h.fake.runs.size).toBe(0);
+    expect((await h.call('DELETE', '/v1/rollouts/b_nope')).status).toBe(404);
+  });
+
+  it('cancels a batch that passes its deadline_seconds', async () => {
+    const h = await start({ hold: true });
+    const { json } = await h.call('POST', '/v1/rollouts', { ...submitBody(), deadline_seconds: 1 });
+    const ended = await until(async () => {
+      const got = await h.call('GET', `/v1/rollouts/${json.id}`);
+      return got.json.status === 'cancelled' ? got.json : undefined;
+    });
+    expect(ended.status_reason).toMatch(/deadline of 1s/);
+    expect(ended.sessions.by_status).toEqual({ cancelled: 4 });
+  });
+
+  it('pauses and resumes generation with a policy version, visible in /v1/status', async () => {
+    const h = await start();
+    const paused = await h.call('POST', '/v1/generation/pause', { drain_timeout_ms: 100 });
+    expect(paused.json).toMatchObject({ paused: true, drained: true, policy_version: 0 });
+    expect((await h.call('GET', '/v1/status')).json.generation).toMatchObject({ paused: true, policy_version: 0 });
+    const resumed = await h.call('POST', '/v1/generation/resume', { policy_version: 3 });
+    expect(resumed.json).toEqual({ paused: false, policy_version: 3 });
+    const status = (await h.call('GET', '/v1/status')).json;
+    expect(status.generation).toMatchObject({ paused: false, policy_version: 3 });
+    expect(Object.keys(status.queue)).toEqual(['queued', 'init', 'ready', 'running', 'post', 'done']);
+    expect(status.replicas).toHaveLength(1);
+    expect((await h.call('POST', '/v1/generation/resume', { policy_version: 2 })).status).toBe(400);
+    expect((await h.call('POST', '/v1/generation/pause', { drain_timeout_ms: -1 })).status).toBe(400);
+    // A batch submitted now defaults to the current version.
+    const { policy_version: _explicit, ...unversioned } = submitBody();
+    const { json } = await h.call('POST', '/v1/rollouts', unversioned);
+    expect((await h.call('GET', `/v1/rollouts/${json.id}`)).json.policy_version).toBe(3);
+  });
+
+  it('--max-staleness holds sessions of a batch too many versions behind until the trainer catches up', async () => {
+    const h = await start({ maxStaleness: 1 });
+    await h.call('POST', '/v1/generation/resume', { policy_version: 5 });
+    const { json } = await h.call('POST', '/v1/rollouts', { ...submitBody(), policy_version: 3 });
+    await until(async () => ((await h.call('GET', '/v1/status')).json.generation.stale_waiting === 1 ? true : undefined));
+    expect(h.fake.runs.size).toBe(0);
+    expect((await h.call('GET', `/v1/rollouts/${json.id}`)).json.status).toBe('running');
+    const fresh = await h.call('POST', '/v1/rollouts', { ...submitBody(), policy_version: 4 });
+    await until(async () => ((await h.call('GET', `/v1/rollouts/${fresh.json.id}`)).json.status === 'finished' ? true : undefined));
+    await h.call('DELETE', `/v1/rollouts/${json.id}`);
+    expect((await h.call('GET', '/v1/status')).json.generation.stale_waiting).toBe(0);
+  });
+
+  it('sends server-sent events of batches, sessions and groups', async () => {
+    const h = await start();
+    const controller = new AbortController();
+    cleanups.push(() => controller.abort());
+    const response = await fetch(`${h.serve.url}/v1/events`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: controller.signal });
+    expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const reader = response.body!.getReader();
+    let text = '';
+    const read = (async () => {
+      for (;;) {
+        const part = await reader.read().catch(() => ({ done: true, value: undefined }));
+        if (part.done) return;
+        text += new TextDecoder().decode(part.value);
+      }
+    })();
+    await until(() => text.includes('event: hello'));
+    const { json } = await h.call('POST', '/v1/rollouts', submitBody());
+    await until(() => text.includes('"status":"finished"'));
+    controller.abort();
+    await read;
+    expect(text).toContain(`event: batch\ndata: {"type":"batch","batchId":"${json.id}","status":"queued"`);
+    expect(text.match(/event: group\n/g)).toHaveLength(2);
+    expect(text.match(/"type":"session-end"/g)).toHaveLength(4);
+  });
+
+  it('POSTs each completed group to callback_url, retrying with backoff and recording the attempts', async () => {
+    const received: any[] = [];
+    let failures = 1;
+    const server = http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => (body += chunk));
+      request.on('end', () => {
+        if (failures-- > 0) {
+          response.writeHead(503).end();
+          return;
+        }
+        received.push(JSON.parse(body));
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const h = await start();
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/groups`;
+    const { json } = await h.call('POST', '/v1/rollouts', { ...submitBody(), callback_url: url });
+    await until(() => received.length === 2);
+    expect(received.map((body) => body.batch_id)).toEqual([json.id, json.id]);
+    expect(received.every((body) => body.rows.length === 2)).toBe(true);
+    const groups = h.store.batches.groups(json.id);
+    expect(groups.map((group) => group.callbackStatus)).toEqual(['delivered', 'delivered']);
+    expect(groups.map((group) => group.callbackAttempts).sort()).toEqual([1, 2]);
+    expect((await h.call('GET', `/v1/rollouts/${json.id}`)).json.callback).toMatchObject({ url, delivered: 2, failed: 0 });
+  });
+
+  it('resumes an unfinished batch after a restart on the same db: same id, every session exactly once', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'polar-serve-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const first = await start({ dir });
+    let finished = 0;
+    first.fake.gate.wait = () => (finished++ < 1 ? Promise.resolve() : new Promise(() => undefined));
+    const { json } = await first.call('POST', '/v1/rollouts', submitBody());
+    await until(() => first.fake.runs.size === 1);
+    await first.serve.close();
+    first.store.close();
+    expect(first.store.path).toBe(path.join(dir, 'polar.db'));
+    const second = await start({ dir });
+    const done = await until(async () => {
+      const got = await second.call('GET', `/v1/rollouts/${json.id}`);
+      return got.json.status === 'finished' ? got.json : undefined;
+    });
+    expect(done.sessions).toMatchObject({ total: 4, done: 4 });
+    expect(second.fake.starts).toEqual([{ runName: `serve-${json.id}`, resume: true }]);
+    const all = new Map([...first.fake.runs, ...second.fake.runs].map(([id]) => [id, (first.fake.runs.get(id) ?? 0) + (second.fake.runs.get(id) ?? 0)]));
+    expect([...all.values()]).toEqual([1, 1, 1, 1]);
+  });
+
+  it('documents every route it serves in /openapi.json, and nothing else', () => {
+    const app = createServeApp({ engine: {} as never, store: {} as never, token: 'x' });
+    const served = new Set(app.routes.filter((route) => route.method !== 'ALL').map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`));
+    const documented = new Set(Object.entries(OPENAPI_DOCUMENT.paths).flatMap(([route, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${route}`)));
+    expect(served).toEqual(documented);
+    expect(new Set(SERVE_ROUTES.map(([method, route]) => `${method} ${route}`))).toEqual(documented);
+  });
+});
