@@ -171,6 +171,14 @@ ALTER TABLE calls ADD COLUMN fallback_reason TEXT;
 ALTER TABLE calls ADD COLUMN fallback_detail TEXT;
 `,
   },
+  {
+    name: 'scale: covering index of per-session call totals',
+    sql: `
+-- Per-session call totals (runs show, runs list, export plans, rollout scheduling) read from this index alone:
+-- summing prompt_tokens over the call rows walked every row's blob overflow pages (~2 ms per 30-call session).
+CREATE INDEX calls_totals ON calls(session_id, seq, status, http_status, prompt_tokens, prompt_ids_len, completion_tokens, token_ids_len);
+`,
+  },
 ];
 
 /** The user_version a fully migrated database has. */
