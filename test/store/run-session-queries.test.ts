@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/open-database.js';
+import { SESSION_CALL_TOTALS } from '../../src/store/run-session-queries.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
 import { okCallRecord } from '../helpers/ok-call-record.js';
 
@@ -81,5 +83,19 @@ describe('light run session readers', () => {
       { instanceId: 'repo__x-1', samples: 3, inGroup: 2, completed: 0, resolved: 0, meanReward: null },
     ]);
     expect(store.runs.counts(run.id)).toEqual({ total: 6, done: 4, byStatus: { completed: 1, agent_error: 1, infra_error: 1, cancelled: 1 } });
+  });
+});
+
+describe('per-session call totals', () => {
+  it('are read from a covering index, never from the call rows and their blobs', () => {
+    const db = openDatabase(':memory:');
+    try {
+      const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT ${SESSION_CALL_TOTALS} FROM sessions s WHERE s.run_id = 1`).all() as { detail: string }[];
+      const callScans = plan.map((row) => row.detail).filter((detail) => /\bc\b/.test(detail));
+      expect(callScans).toHaveLength(5);
+      for (const detail of callScans) expect(detail).toMatch(/USING COVERING INDEX calls_totals/);
+    } finally {
+      db.close();
+    }
   });
 });
