@@ -13,7 +13,7 @@ export interface MetricsTracker {
   snapshot(activity: ActivitySnapshot): RolloutMetricsEvent;
 }
 
-export function createMetricsTracker(sessions: readonly RunSessionRow[], now: () => number = () => performance.now()): MetricsTracker {
+export function createMetricsTracker(sessions: readonly Pick<RunSessionRow, 'id' | 'stage' | 'reward'>[], now: () => number = () => performance.now()): MetricsTracker {
   const started = now();
   const stages = new Map<number, SessionStage>(sessions.map((session) => [session.id, session.stage === 'done' ? 'done' : 'queued']));
   const rewards: number[] = sessions.flatMap((session) => (session.reward === null ? [] : [session.reward]));

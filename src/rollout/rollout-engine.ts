@@ -187,7 +187,7 @@ export class RolloutEngine {
         stages.queued += this.plannedSessions(batch);
         continue;
       }
-      for (const session of store.runs.sessions(run.id)) stages[session.stage] += 1;
+      for (const session of store.runs.iterateSessionSummaries(run.id)) stages[session.stage] += 1;
     }
     let busy: number | null = null;
     const inFlight = this.gate.state().inFlight;
@@ -299,7 +299,7 @@ export class RolloutEngine {
     const { store } = this.options;
     const run = store.runs.get(batch.runName);
     if (run !== undefined) {
-      for (const session of store.runs.sessions(run.id)) {
+      for (const session of store.runs.iterateSessionSummaries(run.id)) {
         if (session.stage !== 'done' || session.status === null) store.runs.finishSession(session.id, { status: 'cancelled', reason: 'interrupted', detail: reason });
       }
     }
@@ -319,7 +319,7 @@ export class RolloutEngine {
     const run = store.runs.get(batch.runName);
     if (run === undefined) return;
     const byTask = new Map<number, { instanceId: string; done: boolean }>();
-    for (const session of store.runs.sessions(run.id)) {
+    for (const session of store.runs.iterateSessionSummaries(run.id)) {
       const group = byTask.get(session.taskId) ?? { instanceId: session.instanceId, done: true };
       group.done &&= session.stage === 'done' && session.status !== null && session.status !== 'cancelled';
       byTask.set(session.taskId, group);

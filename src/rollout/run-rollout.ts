@@ -28,6 +28,7 @@ import type { ContainerLimits, ContainerRuntime, EnsureImageResult } from '../ru
 import { createStoreRecorder } from '../store/create-store-recorder.js';
 import type { Store } from '../store/open-store.js';
 import type { RunRow, RunSessionRow, RunStatus, SessionOutcome, SessionStatus } from '../store/run-repository.js';
+import type { RunSessionSummary } from '../store/run-session-queries.js';
 import type { UpstreamProfile } from '../upstream/preflight/upstream-profile.js';
 import { EVALUATED, evaluateOutcome } from './evaluate-outcome.js';
 import { createRolloutSocketRoot } from './create-rollout-socket-root.js';
@@ -195,7 +196,8 @@ export async function resumeRollout(runName: string, context: RolloutContext, ov
     context.store.runs.setOwner(run.id, process.pid, hostname());
     // Containers of the killed process: its pid is dead, so gc removes them.
     await collectGarbage(context.runtime);
-    for (const session of context.store.runs.sessions(run.id)) {
+    // Light summaries (no agent log, no patch): a resume of 8,000 sessions does not load their logs.
+    for (const session of context.store.runs.iterateSessionSummaries(run.id)) {
       const unfinished = session.stage !== 'done' || session.status === 'cancelled';
       if (unfinished && !resumesInPost(session)) context.store.runs.resetSession(session.id);
     }
@@ -207,8 +209,9 @@ export async function resumeRollout(runName: string, context: RolloutContext, ov
 }
 
 /** A session whose agent stage ended with a gradable outcome and a stored patch: a resume only evaluates it. */
-function resumesInPost(session: RunSessionRow): boolean {
-  return session.agentOutcome !== null && EVALUATED.has(session.agentOutcome.status) && (session.stage !== 'done' || session.status === 'cancelled');
+function resumesInPost(session: RunSessionRow | RunSessionSummary): boolean {
+  const stored = 'agentOutcomeStatus' in session ? session.agentOutcomeStatus : (session.agentOutcome?.status ?? null);
+  return stored !== null && EVALUATED.has(stored) && (session.stage !== 'done' || session.status === 'cancelled');
 }
 
 function upstreamOptions(options: RolloutOptions, sampling: SamplingPolicy, signal: AbortSignal): RolloutUpstreamOptions {
@@ -272,7 +275,8 @@ async function execute(
   const { store, runtime } = context;
   const records = new Map(store.runs.tasks(run.id).map((task) => [task.id, parseSwebenchRecord(task.record, `run ${run.name} task ${task.instanceId}`)]));
   const socketDir = await createRolloutSocketRoot();
-  const all = store.runs.sessions(run.id);
+  // Summaries of every session; full rows (agent log, stored outcome) only for the sessions still to run.
+  const all = [...store.runs.iterateSessionSummaries(run.id)];
   const metrics = createMetricsTracker(all);
   const recorder = observeRecorder(createStoreRecorder(store, { simulated: upstream.simulated }), (record) => metrics.addTokens(record.capture.tokenIds?.length ?? 0));
   const gateway = createGateway({
@@ -290,7 +294,7 @@ async function execute(
   let counts: Partial<Record<SessionStatus, number>> = {};
   let failure: unknown;
   const activityStart = gateway.activity();
-  const pending = all.filter((session) => session.stage !== 'done' || resumesInPost(session));
+  const pending = all.filter((session) => session.stage !== 'done' || resumesInPost(session)).map((session) => store.runs.session(session.id) ?? fail(session.id));
   const images = pullTaskImages(runtime, pending.map((session) => instanceImageName(records.get(session.taskId) as SwebenchRecord)), {
     ...(options.pullConcurrency !== undefined ? { concurrency: options.pullConcurrency } : {}),
     ...(options.retryBackoffMs !== undefined ? { backoffMs: options.retryBackoffMs } : {}),
@@ -412,7 +416,8 @@ async function execute(
     rmSync(socketDir, { recursive: true, force: true });
     counts = countStatuses(store, run.id);
     const wallMs = Math.round(performance.now() - started);
-    const unfinished = store.runs.sessions(run.id).some((session) => session.stage !== 'done');
+    const sessionCounts = store.runs.counts(run.id);
+    const unfinished = sessionCounts.done < sessionCounts.total;
     const status: RunStatus = context.signal.aborted ? 'interrupted' : failure !== undefined ? 'failed' : unfinished ? 'interrupted' : 'finished';
     const reason = failure !== undefined ? (failure instanceof Error ? failure.message : String(failure)) : null;
     store.runs.finish(run.id, status, { wallMs, counts, modelBusyFraction: activity.busyFraction, meanInFlight: activity.meanInFlight, modelCalls: activity.requests }, reason);
@@ -445,9 +450,9 @@ function selectRecords(dataset: SwebenchRecord[], instanceIds: string[] | undefi
 }
 
 function countStatuses(store: Store, runId: number): Partial<Record<SessionStatus, number>> {
-  const counts: Partial<Record<SessionStatus, number>> = {};
-  for (const session of store.runs.sessions(runId)) {
-    if (session.status !== null) counts[session.status] = (counts[session.status] ?? 0) + 1;
-  }
-  return counts;
+  return { ...store.runs.counts(runId).byStatus };
+}
+
+function fail(sessionId: number): never {
+  throw new Error(`session ${sessionId} vanished from the store while its run was being scheduled`);
 }
