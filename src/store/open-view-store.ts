@@ -3,12 +3,15 @@ import { openDatabase } from './open-database.js';
 import { type Store, storeOver } from './open-store.js';
 import { createViewRunQueries, type ViewRunQueries } from './view-run-queries.js';
 import { createViewSessionQueries, type ViewSessionQueries } from './view-session-queries.js';
+import { createSessionTokenReader, type SessionTokenReader } from './view-session-tokens.js';
 
 export interface ViewStore {
   /** The repositories over the same read-only handle: any write through them fails (SQLITE_READONLY). */
   readonly store: Store;
   readonly runs: ViewRunQueries;
   readonly sessions: ViewSessionQueries;
+  /** A session's calls with token arrays, each decoded once (the token view's fast path). */
+  readonly tokens: SessionTokenReader;
   close(): void;
 }
 
@@ -20,5 +23,6 @@ export interface ViewStore {
 export function openViewStore(path: string): ViewStore {
   const db = openDatabase(path, { readonly: true });
   const store = storeOver(db, path, true);
-  return { store, runs: createViewRunQueries(db), sessions: createViewSessionQueries(db), close: store.close };
+  const tokens = createSessionTokenReader(db, (id) => store.calls.get(id));
+  return { store, runs: createViewRunQueries(db), sessions: createViewSessionQueries(db), tokens, close: store.close };
 }
