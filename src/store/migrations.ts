@@ -171,6 +171,15 @@ ALTER TABLE calls ADD COLUMN fallback_reason TEXT;
 ALTER TABLE calls ADD COLUMN fallback_detail TEXT;
 `,
   },
+  {
+    name: 'view2: indexes for the viewer\'s run pages (sessions of a run by status, reward, last update)',
+    sql: `
+-- polar view sorts, filters and counts a run's sessions; with 10,000 sessions these keep each page one index range.
+CREATE INDEX sessions_by_run_status ON sessions(run_id, status);
+CREATE INDEX sessions_by_run_reward ON sessions(run_id, reward);
+CREATE INDEX sessions_by_run_updated ON sessions(run_id, updated_at);
+`,
+  },
 ];
 
 /** The user_version a fully migrated database has. */

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { DataError, NotFoundError, PolarError } from '../errors.js';
 import { checkDatabaseIdentity, migrateDatabase } from './migrate-database.js';
-import { SCHEMA_VERSION } from './migrations.js';
+import { MIGRATIONS, SCHEMA_VERSION, type Migration } from './migrations.js';
 
 /** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -12,6 +12,11 @@ export const BUSY_TIMEOUT_MS = 5000;
 export interface OpenDatabaseOptions {
   /** Open without writing: no directory creation, no migrations; the schema must be current. */
   readonly?: boolean;
+  /**
+   * Read-only only: accepts a schema this many migrations behind when the caller says it copes with what
+   * they add (the viewer, for index-only migrations). Default: the schema must be current.
+   */
+  acceptsMissing?: (missing: readonly Migration[]) => boolean;
 }
 
 function isMemory(path: string): boolean {
@@ -41,14 +46,14 @@ function openOrThrow(path: string, readonly: boolean): Database.Database {
   return new Database(path, { readonly, fileMustExist: readonly });
 }
 
-function setUp(db: Database.Database, path: string, readonly: boolean): void {
+function setUp(db: Database.Database, path: string, readonly: boolean, acceptsMissing?: (missing: readonly Migration[]) => boolean): void {
   configure(db, readonly);
   if (!readonly) {
     migrateDatabase(db, path);
     return;
   }
   const version = checkDatabaseIdentity(db, path);
-  if (version < SCHEMA_VERSION) {
+  if (version < SCHEMA_VERSION && acceptsMissing?.(MIGRATIONS.slice(version)) !== true) {
     throw new DataError(
       `${path} has schema version ${version}; this polar needs ${SCHEMA_VERSION} and cannot upgrade it read-only.`,
       'Open it once without read-only mode (any polar command that writes) to upgrade it.',
@@ -74,7 +79,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     throw toPolarError(error, path);
   }
   try {
-    setUp(db, path, readonly);
+    setUp(db, path, readonly, options.acceptsMissing);
     return db;
   } catch (error) {
     db.close();
