@@ -1,5 +1,7 @@
 // `polar view`: light registration (no server or store code loaded to parse argv), typed failures, a real socket.
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
@@ -14,12 +16,13 @@ describe('polar view command', () => {
   it('imports neither hono nor the store when registered', () => {
     const source = readFileSync(path.resolve(import.meta.dirname, '../../src/cli/commands/view.ts'), 'utf8');
     const staticImports = [...source.matchAll(/^import\s.*?from\s+'([^']+)'/gm)].map((match) => match[1]);
-    expect(staticImports).toEqual(['commander', '../parse-number-option.js']);
+    expect(staticImports).toEqual(['commander', '../../errors.js', '../parse-number-option.js']);
   });
 
   it('fails with exit 8 for a missing database and 2 for a bad port', async () => {
     expect(await main(['node', 'polar', 'view', '--db', path.join(tempDir(), 'missing.db')])).toBe(8);
     expect(await main(['node', 'polar', 'view', '--port', 'abc'])).toBe(2);
+    expect(await main(['node', 'polar', 'view', '--nice', '20'])).toBe(2);
   });
 
   it('serves the pages on a real socket', async () => {
@@ -35,6 +38,25 @@ describe('polar view command', () => {
     } finally {
       await server.close();
       store.close();
+    }
+  });
+
+  it('runs niced, so a browser hammering it yields the CPU to a rollout', async () => {
+    const dbPath = path.join(tempDir(), 'polar.db');
+    openStore(dbPath).close();
+    const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../../bin/polar.js'), 'view', '--db', dbPath, '--port', '0', '--nice', '7'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('polar view on')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`polar view exited with ${code}: ${out}`)));
+      });
+      expect(getPriority(child.pid)).toBe(7);
+    } finally {
+      child.kill('SIGTERM');
     }
   });
 });
