@@ -44,7 +44,9 @@ describe('polar view command', () => {
   it('runs niced, so a browser hammering it yields the CPU to a rollout', async () => {
     const dbPath = path.join(tempDir(), 'polar.db');
     openStore(dbPath).close();
-    const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../../bin/polar.js'), 'view', '--db', dbPath, '--port', '0', '--nice', '7'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // Above this process's own niceness (tests may run under nice): the viewer never raises its priority.
+    const target = Math.min(19, getPriority() + 3);
+    const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../../bin/polar.js'), 'view', '--db', dbPath, '--port', '0', '--nice', String(target)], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       await new Promise<void>((resolve, reject) => {
         let out = '';
@@ -54,7 +56,7 @@ describe('polar view command', () => {
         });
         child.once('exit', (code) => reject(new Error(`polar view exited with ${code}: ${out}`)));
       });
-      expect(getPriority(child.pid)).toBe(7);
+      expect(getPriority(child.pid)).toBe(target);
     } finally {
       child.kill('SIGTERM');
     }
