@@ -35,7 +35,9 @@ interface PageTiming {
 /** First contentful paint, `ready` and `complete` (expressions that become numbers: ms since navigation start). */
 async function timePage(page: Page, url: string, ready: string, complete = ready): Promise<PageTiming> {
   await page.goto(url, { waitUntil: 'domcontentloaded' });
-  await page.waitForFunction(`(${ready}) > 0`, undefined, { timeout: 60_000 });
+  await page.waitForFunction(`(${ready}) > 0`, undefined, { timeout: 60_000 }).catch(async (error: Error) => {
+    throw new Error(`${url} not ready within 60 s (${ready}); page says: ${(await page.locator('body').textContent())?.slice(0, 300)}`, { cause: error });
+  });
   const interactiveMs = Number(await page.evaluate(ready));
   await page.waitForFunction(`(${complete}) > 0`, undefined, { timeout: 60_000 });
   const completeMs = Number(await page.evaluate(complete));

@@ -41,22 +41,25 @@ describe('polar view command', () => {
     }
   });
 
-  it('runs niced, so a browser hammering it yields the CPU to a rollout', async () => {
+  it('runs niced from the built CLI (dist/), so a browser hammering it yields the CPU to a rollout, and serves its assets', async () => {
     const dbPath = path.join(tempDir(), 'polar.db');
     openStore(dbPath).close();
     // Above this process's own niceness (tests may run under nice): the viewer never raises its priority.
     const target = Math.min(19, getPriority() + 3);
     const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../../bin/polar.js'), 'view', '--db', dbPath, '--port', '0', '--nice', String(target)], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
-      await new Promise<void>((resolve, reject) => {
+      const url = await new Promise<string>((resolve, reject) => {
         let out = '';
         child.stdout.on('data', (chunk: Buffer) => {
           out += chunk.toString();
-          if (out.includes('polar view on')) resolve();
+          const match = /polar view on (http:\/\/\S+)/.exec(out);
+          if (match) resolve(match[1]!);
         });
         child.once('exit', (code) => reject(new Error(`polar view exited with ${code}: ${out}`)));
       });
       expect(getPriority(child.pid)).toBe(target);
+      // tsc copies no assets into dist/: the built viewer must still find them.
+      for (const name of ['view.js', 'view.css', 'trajectory.js']) expect((await fetch(`${url}/assets/${name}`)).status, name).toBe(200);
     } finally {
       child.kill('SIGTERM');
     }
