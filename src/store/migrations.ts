@@ -226,6 +226,15 @@ CREATE TABLE serve_state (
 CREATE INDEX calls_totals ON calls(session_id, seq, status, http_status, prompt_tokens, prompt_ids_len, completion_tokens, token_ids_len);
 `,
   },
+  {
+    name: 'view2: indexes for the viewer\'s run pages (sessions of a run by status, reward, last update)',
+    sql: `
+-- polar view sorts, filters and counts a run's sessions; with 10,000 sessions these keep each page one index range.
+CREATE INDEX sessions_by_run_status ON sessions(run_id, status);
+CREATE INDEX sessions_by_run_reward ON sessions(run_id, reward);
+CREATE INDEX sessions_by_run_updated ON sessions(run_id, updated_at);
+`,
+  },
 ];
 
 /** The user_version a fully migrated database has. */

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { DataError, NotFoundError, PolarError } from '../errors.js';
 import { checkDatabaseIdentity, migrateDatabase } from './migrate-database.js';
-import { SCHEMA_VERSION } from './migrations.js';
+import { MIGRATIONS, SCHEMA_VERSION, type Migration } from './migrations.js';
 
 /** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -17,6 +17,11 @@ export interface OpenDatabaseOptions {
    * 16 MiB default (SQLITE_DEFAULT_CACHE_SIZE=-16000), since each page is read about once.
    */
   sequential?: boolean;
+  /**
+   * Read-only only: accepts a schema this many migrations behind when the caller says it copes with what
+   * they add (the viewer, for index-only migrations). Default: the schema must be current.
+   */
+  acceptsMissing?: (missing: readonly Migration[]) => boolean;
 }
 
 /** Page cache of a sequential reader, KiB. */
@@ -50,14 +55,14 @@ function openOrThrow(path: string, readonly: boolean): Database.Database {
   return new Database(path, { readonly, fileMustExist: readonly });
 }
 
-function setUp(db: Database.Database, path: string, readonly: boolean, sequential: boolean): void {
+function setUp(db: Database.Database, path: string, readonly: boolean, sequential: boolean, acceptsMissing?: (missing: readonly Migration[]) => boolean): void {
   configure(db, readonly, sequential);
   if (!readonly) {
     migrateDatabase(db, path);
     return;
   }
   const version = checkDatabaseIdentity(db, path);
-  if (version < SCHEMA_VERSION) {
+  if (version < SCHEMA_VERSION && acceptsMissing?.(MIGRATIONS.slice(version)) !== true) {
     throw new DataError(
       `${path} has schema version ${version}; this polar needs ${SCHEMA_VERSION} and cannot upgrade it read-only.`,
       'Open it once without read-only mode (any polar command that writes) to upgrade it.',
@@ -83,7 +88,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     throw toPolarError(error, path);
   }
   try {
-    setUp(db, path, readonly, options.sequential ?? false);
+    setUp(db, path, readonly, options.sequential ?? false, options.acceptsMissing);
     return db;
   } catch (error) {
     db.close();

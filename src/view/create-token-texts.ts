@@ -33,6 +33,8 @@ export function createTokenTexts(options: TokenTextOptions = {}): TokenTextResol
   const upstream = options.upstream?.replace(/\/+$/, '').replace(/\/v1$/, '');
   const timeoutMs = options.timeoutMs ?? 5000;
   const upstreamCache = new Map<number, string>();
+  /** The built-in tokenizer's text per id (undefined: outside the vocabulary): each id decoded once per process. */
+  const builtinCache = new Map<number, string | undefined>();
   /** Why the upstream failed last, and until when it is not asked again. */
   let upstreamDown: { reason: string; until: number } | null = null;
 
@@ -71,11 +73,15 @@ export function createTokenTexts(options: TokenTextOptions = {}): TokenTextResol
       if (context.simulated) {
         const texts: Record<number, string> = {};
         for (const id of ids) {
-          try {
-            texts[id] = tokenText(id);
-          } catch {
-            // An id outside the vocabulary keeps its number.
+          if (!builtinCache.has(id)) {
+            try {
+              builtinCache.set(id, tokenText(id));
+            } catch {
+              builtinCache.set(id, undefined); // an id outside the vocabulary keeps its number
+            }
           }
+          const text = builtinCache.get(id);
+          if (text !== undefined) texts[id] = text;
         }
         return { source: 'qwen-builtin', texts, note: 'simulated run: token text from the built-in Qwen3 tokenizer' };
       }

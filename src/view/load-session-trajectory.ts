@@ -1,5 +1,5 @@
 // A session's export rows, built exactly as `polar export` builds them (same calls, same builders), cached per session state.
-import { toTrajectoryCall } from '../export/to-trajectory-call.js';
+import type { CallStatus } from '../capture/call-record.js';
 import type { ViewStore } from '../store/open-view-store.js';
 import type { SessionDetail } from '../store/view-session-queries.js';
 import { buildTrajectory } from '../trajectory/build-trajectory.js';
@@ -50,9 +50,12 @@ export function createTrajectoryLoader(view: ViewStore): TrajectoryLoader {
         return hit.value;
       }
       // Calls of earlier attempts are kept in the store and never exported: the same filter as exportRun.
-      const stored = view.store.calls.listBySession(session.id).filter((call) => call.seq >= session.firstCallSeq);
-      const build = buildTrajectory(builder, session.id, stored.map(toTrajectoryCall));
-      const prompts = new Map(stored.map((call) => [call.id, call.capture.promptTokenIds ?? []]));
+      const stored = view.tokens.read(session.id, session.firstCallSeq);
+      // The builders only read prompt ids (index, length, spread), so the shared Float64Array views stand in
+      // for arrays: no call's prompt is copied. The token-view test compares the result with `polar export`.
+      const calls = stored.map((call) => ({ ...call, status: call.status as CallStatus, promptTokenIds: call.promptTokenIds as unknown as number[] | null }));
+      const build = buildTrajectory(builder, session.id, calls);
+      const prompts = new Map(stored.map((call) => [call.id, call.promptTokenIds ?? new Float64Array(0)]));
       const drift = build.diagnostics.splits.flatMap((split): DriftPair[] => {
         if (split.reason.kind !== 'prefix-mismatch') return [];
         const row = build.rows[split.reason.candidateRowIndex];
@@ -68,7 +71,7 @@ export function createTrajectoryLoader(view: ViewStore): TrajectoryLoader {
           differingTokens: split.reason.differingTokens,
           start,
           context,
-          prompt: (prompts.get(split.callId) ?? []).slice(start, end),
+          prompt: Array.from((prompts.get(split.callId) ?? new Float64Array(0)).subarray(start, end)),
         }];
       });
       const model = light.find((call) => call.upstreamModel !== null)?.upstreamModel ?? null;

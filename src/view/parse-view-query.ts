@@ -48,6 +48,14 @@ export function parseRowIndex(query: Query): number {
   return parseNatural(query, 'row', 0, 0, 1_000_000);
 }
 
+/** Token view windows: tokens `[offset, offset + limit)` of a row. */
+export const TOKEN_WINDOW = 16_384;
+const MAX_TOKEN_WINDOW = 262_144;
+
+export function parseTokenWindow(query: Query): { offset: number; limit: number } {
+  return { offset: parseNatural(query, 'offset', 0, 0, 100_000_000), limit: parseNatural(query, 'limit', TOKEN_WINDOW, 1, MAX_TOKEN_WINDOW) };
+}
+
 export function parseGroupPage(query: Query): number {
   return parseNatural(query, 'gpage', 1, 1, 1_000_000);
 }

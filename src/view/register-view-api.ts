@@ -1,9 +1,10 @@
 // The viewer's JSON API: what the pages show, as data (rows of the token view are fetched from here).
 import type { Hono } from 'hono';
 import { readCallConversation } from '../export/read-call-conversation.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, UsageError } from '../errors.js';
 import { computeRunGroups } from './compute-run-groups.js';
-import { parseBuilder, parseId, parseRowIndex, parseSessionPageQuery } from './parse-view-query.js';
+import { encodeRowWindow, rowTotals } from './encode-row-window.js';
+import { parseBuilder, parseId, parseRowIndex, parseSessionPageQuery, parseTokenWindow } from './parse-view-query.js';
 import type { ViewContext } from './view-context.js';
 
 export function registerViewApi(app: Hono, context: ViewContext): void {
@@ -35,25 +36,27 @@ export function registerViewApi(app: Hono, context: ViewContext): void {
     const session = context.sessionOr404(c.req.param('id'));
     const builder = parseBuilder(c.req.query());
     const rowIndex = parseRowIndex({ row: c.req.param('row') });
+    const { offset, limit } = parseTokenWindow(c.req.query());
     const trajectory = context.trajectories.load(session, builder);
     const row = trajectory.build.rows[rowIndex];
     if (row === undefined) throw new NotFoundError(`Session ${session.id} has no row ${rowIndex} with ${builder}.`);
-    const ids = row.promptIds.concat(row.responseIds);
+    const totals = rowTotals(row);
+    if (offset > totals.length) throw new UsageError(`Query parameter offset must be at most the row's ${totals.length} tokens, not ${offset}.`);
+    const { window, ids } = encodeRowWindow(row, offset, limit);
     const texts = await context.tokenTexts.textsFor(ids, { simulated: session.simulated, model: trajectory.model });
     return c.json({
       sessionId: session.id,
       builder,
       rowIndex,
       callIds: row.callIds,
-      promptLength: row.promptIds.length,
-      ids,
-      mask: row.lossMask,
-      logprobs: row.logprobs,
+      ...totals,
+      ...window,
       turns: trajectory.build.turns.filter((turn) => turn.rowIndex === rowIndex),
       /** Calls of this row that started a chain, with their typed reason (marked in the token view). */
       splits: trajectory.build.diagnostics.splits.filter((split) => row.callIds.includes(split.callId)),
       textSource: texts.source,
       textNote: texts.note,
+      /** Text of each distinct id of this window. */
       texts: texts.texts,
     });
   });

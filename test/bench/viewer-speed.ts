@@ -2,7 +2,7 @@
 // and the token view (200 calls, ~150k tokens) — and the viewer's effect on a concurrent gateway's latency.
 // Env: BENCH_SCALE (data multiplier, default 1).
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { openStore } from '../../src/store/open-store.js';
@@ -28,15 +28,21 @@ export const viewerSpeed: Benchmark = {
 interface PageTiming {
   firstPaintMs: number;
   interactiveMs: number;
+  /** When everything arrived (the token view's last window); the same as interactive for other pages. */
+  completeMs: number;
 }
 
-/** First contentful paint, and `ready` (an expression that becomes a number: ms since navigation start). */
-async function timePage(page: Page, url: string, ready: string): Promise<PageTiming> {
+/** First contentful paint, `ready` and `complete` (expressions that become numbers: ms since navigation start). */
+async function timePage(page: Page, url: string, ready: string, complete = ready): Promise<PageTiming> {
   await page.goto(url, { waitUntil: 'domcontentloaded' });
-  await page.waitForFunction(`(${ready}) > 0`, undefined, { timeout: 60_000 });
+  await page.waitForFunction(`(${ready}) > 0`, undefined, { timeout: 60_000 }).catch(async (error: Error) => {
+    throw new Error(`${url} not ready within 60 s (${ready}); page says: ${(await page.locator('body').textContent())?.slice(0, 300)}`, { cause: error });
+  });
   const interactiveMs = Number(await page.evaluate(ready));
+  await page.waitForFunction(`(${complete}) > 0`, undefined, { timeout: 60_000 });
+  const completeMs = Number(await page.evaluate(complete));
   const firstPaintMs = Number(await page.evaluate(`performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1`));
-  return { firstPaintMs, interactiveMs };
+  return { firstPaintMs, interactiveMs, completeMs };
 }
 
 function median(values: number[]): number {
@@ -65,21 +71,25 @@ export async function runViewerSpeed(scale: number): Promise<string> {
     const viewer = await spawnServer({ label: 'polar view', cwd: ROOT, nodeArgs: [path.join(ROOT, 'bin/polar.js'), 'view', '--db', dbPath, '--port', '0'], urlPattern: /polar view on (http:\/\/\S+)/, startTimeoutMs: 60_000 });
     servers.push(viewer);
     const page = (await browser.newPage()).page;
-    const cases = [
-      { label: `runs list (2 runs)`, url: `${viewer.url}/`, ready: `performance.getEntriesByType('navigation')[0]?.domContentLoadedEventEnd ?? 0` },
-      { label: `run page, ${sessions} sessions`, url: `${viewer.url}/runs/bench-many`, ready: `performance.getEntriesByType('navigation')[0]?.domContentLoadedEventEnd ?? 0` },
-      { label: `run page sorted by reward`, url: `${viewer.url}/runs/bench-many?sort=-reward&page=20`, ready: `performance.getEntriesByType('navigation')[0]?.domContentLoadedEventEnd ?? 0` },
-      { label: `token view, 200 calls, ${tokens} tokens`, url: `${viewer.url}/sessions/${longSession}/trajectory`, ready: `Number(document.getElementById('token-view')?.dataset.readyAt ?? 0)` },
+    const domReady = `performance.getEntriesByType('navigation')[0]?.domContentLoadedEventEnd ?? 0`;
+    const cases: { label: string; url: string; ready: string; complete?: string }[] = [
+      { label: `runs list (2 runs, one of ${sessions} sessions)`, url: `${viewer.url}/`, ready: domReady },
+      { label: `run page, ${sessions} sessions`, url: `${viewer.url}/runs/bench-many`, ready: domReady },
+      { label: `run page sorted by reward`, url: `${viewer.url}/runs/bench-many?sort=-reward&page=20`, ready: domReady },
+      { label: `token view, 200 calls, ${tokens} tokens`, url: `${viewer.url}/sessions/${longSession}/trajectory`, ready: `Number(document.getElementById('token-view')?.dataset.readyAt ?? 0)`, complete: `Number(document.getElementById('token-view')?.dataset.complete ?? 0)` },
     ];
     // Warm the server (tokenizer load, first build) once per case, then measure.
-    for (const item of cases) await timePage(page, item.url, item.ready);
+    const cold = [];
+    for (const item of cases) cold.push(await timePage(page, item.url, item.ready, item.complete));
     const rows = [];
-    for (const item of cases) {
+    const pageLoad = loadavg()[0]!;
+    for (const [index, item] of cases.entries()) {
       const timings: PageTiming[] = [];
-      for (let i = 0; i < REPEATS; i++) timings.push(await timePage(page, item.url, item.ready));
-      rows.push([item.label, formatNumber(median(timings.map((t) => t.firstPaintMs)), 0), formatNumber(median(timings.map((t) => t.interactiveMs)), 0)]);
+      for (let i = 0; i < REPEATS; i++) timings.push(await timePage(page, item.url, item.ready, item.complete));
+      const at = (pick: (t: PageTiming) => number) => formatNumber(median(timings.map(pick)), 0);
+      rows.push([item.label, formatNumber(cold[index]!.interactiveMs, 0), at((t) => t.firstPaintMs), at((t) => t.interactiveMs), item.complete === undefined ? '' : at((t) => t.completeMs)]);
     }
-    const pageTable = markdownTable(['page', 'first paint (ms, median)', 'interactive (ms, median)'], rows);
+    const pageTable = markdownTable(['page', 'first visit: interactive (ms)', 'first paint (ms, median)', 'interactive (ms, median)', 'all tokens loaded (ms, median)'], rows);
 
     // The gateway writes to the same database the viewer reads.
     const upstream = await spawnServer({ label: 'fake vLLM upstream', cwd: ROOT, nodeArgs: ['--import', 'tsx', path.join(import.meta.dirname, 'fake-vllm-upstream.ts')], urlPattern: /listening on (http:\/\/\S+)/ });
@@ -113,7 +123,8 @@ export async function runViewerSpeed(scale: number): Promise<string> {
         ['ratio busy / idle', formatNumber(withViewer.p50 / idle.p50), formatNumber(withViewer.p99 / idle.p99)],
       ],
     );
-    return `${pageTable}\n\n${gatewayTable}\n\nBoth on one machine: the viewer, gateway, fake upstream and chromium share its cores, so "viewer busy" includes CPU contention, not lock contention (the viewer opens the database read-only; WAL readers never block the writer).`;
+    const gatewayLoad = loadavg()[0]!;
+    return `${pageTable}\n\nLoad average (1 min) when the pages were measured: ${pageLoad.toFixed(2)}; first visit includes building the session's rows (then cached per session and builder) and, for the first token view, loading the tokenizer.\n\n${gatewayTable}\n\nLoad average (1 min) at the end of the gateway measurement: ${gatewayLoad.toFixed(2)}. The viewer runs at its default niceness (10). Both on one machine: the viewer, gateway, fake upstream and chromium share its cores, so "viewer busy" includes CPU contention, not lock contention (the viewer opens the database read-only; WAL readers never block the writer).`;
   } finally {
     await browser.close();
     await Promise.all(servers.map((server) => server.stop()));

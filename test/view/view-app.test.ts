@@ -13,6 +13,51 @@ import { seedViewRun, type SeededViewRun } from './seed-view-store.js';
 
 const tempDir = useTempDirs();
 
+interface RowWindowBody {
+  length: number;
+  promptLength: number;
+  trained: number;
+  masked: number;
+  offset: number;
+  count: number;
+  idsType: 'uint32' | 'float64';
+  ids: string;
+  kinds: string;
+  logprobs: string;
+  textSource: string;
+  texts: Record<string, string>;
+}
+
+function unpack<T>(text: string, make: (buffer: ArrayBuffer) => ArrayLike<T>): T[] {
+  const bytes = Buffer.from(text, 'base64');
+  return Array.from(make(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)));
+}
+
+/** Reads a whole row window by window and decodes it back into the export's shape. */
+async function readRowInWindows(request: (url: string) => Response | Promise<Response>, url: string, limit: number) {
+  const ids: number[] = [];
+  const mask: number[] = [];
+  const logprobs: (number | null)[] = [];
+  const texts: Record<string, string> = {};
+  let first: RowWindowBody | undefined;
+  for (let offset = 0; first === undefined || offset < first.length; ) {
+    const body = (await (await request(`${url}&offset=${offset}&limit=${limit}`)).json()) as RowWindowBody;
+    first ??= body;
+    expect(body.offset).toBe(offset);
+    const kinds = unpack(body.kinds, (buffer) => new Uint8Array(buffer));
+    const values = unpack(body.logprobs, (buffer) => new Float64Array(buffer));
+    ids.push(...unpack(body.ids, (buffer) => (body.idsType === 'uint32' ? new Uint32Array(buffer) : new Float64Array(buffer))));
+    kinds.forEach((kind, k) => {
+      if (kind === 0) return;
+      mask.push(kind === 2 ? 1 : 0);
+      logprobs.push(Number.isNaN(values[k]) ? null : values[k]!);
+    });
+    Object.assign(texts, body.texts);
+    offset += body.count;
+  }
+  return { ...first!, ids, mask, logprobs, texts };
+}
+
 describe('polar view app', () => {
   let dbPath: string;
   let writer: Store;
@@ -128,13 +173,14 @@ describe('polar view app', () => {
       expect(page.text).toContain('data-testid="drift"');
     }
     for (const record of exported.filter((row) => row.session_id === id)) {
-      const row = await json<{ ids: number[]; mask: number[]; logprobs: (number | null)[]; promptLength: number; textSource: string; texts: Record<string, string> }>(
-        `/api/sessions/${id}/trajectory/rows/${record.row_index}?builder=${builder}`,
-      );
+      // Fetched in windows of 7 tokens, as the page fetches its (larger) windows.
+      const row = await readRowInWindows((url) => app.request(url), `/api/sessions/${id}/trajectory/rows/${record.row_index}?builder=${builder}`, 7);
       expect(row.ids).toEqual([...record.prompt_ids, ...record.response_ids]);
       expect(row.promptLength).toBe(record.prompt_ids.length);
       expect(row.mask).toEqual(record.loss_mask);
       expect(row.logprobs).toEqual(record.logprobs);
+      expect(row.trained).toBe(record.loss_mask.filter((value) => value === 1).length);
+      expect(row.masked).toBe(record.loss_mask.filter((value) => value === 0).length);
       expect(row.textSource).toBe('qwen-builtin');
       expect(row.texts['151644']).toBe('<|im_start|>');
     }
@@ -182,6 +228,10 @@ describe('polar view app', () => {
     '/sessions/1/trajectory?builder=magic',
     '/api/sessions/1/trajectory?builder=magic',
     '/api/sessions/1/trajectory/rows/abc',
+    '/api/sessions/1/trajectory/rows/0?offset=-1',
+    '/api/sessions/1/trajectory/rows/0?offset=100000',
+    '/api/sessions/1/trajectory/rows/0?limit=0',
+    '/api/sessions/1/trajectory/rows/0?limit=x',
     '/api/calls/-1/conversation',
   ])('answers 400 for %s', async (url) => {
     const response = await get(url);

@@ -84,6 +84,14 @@ describe.skipIf(runtime === undefined)('polar view in a real browser over a real
     expect(await page.locator('[data-testid="sessions-table"] tbody tr').count()).toBe(2);
     expect(await page.locator('.tl .tl-running').count()).toBe(2);
     expect(await page.getByTestId('groups-table').textContent()).toContain(store.runs.sessions(run.id)[0]!.instanceId);
+    // Server-side sort and filter of the sessions table (it pages through 10,000 sessions the same way).
+    await page.locator('[data-testid="sessions-table"] thead a', { hasText: 'reward' }).click();
+    await page.waitForURL(/sort=reward/);
+    await page.locator('select[name="status"]').selectOption('timeout');
+    await page.locator('form.filters button[type="submit"]').click();
+    await page.waitForURL(/status=timeout/);
+    expect(await page.getByTestId('session-total').textContent()).toBe('0 sessions');
+    await page.goto(server.url + `/runs/${encodeURIComponent(run.name)}`);
     await shoot(page, 'run');
     expect(errors).toEqual([]);
     await page.close();
@@ -97,6 +105,13 @@ describe.skipIf(runtime === undefined)('polar view in a real browser over a real
     expect(await page.locator('.conversation .tool-call').count()).toBeGreaterThan(0);
     expect(await page.getByTestId('patch').textContent()).toContain('diff --git');
     expect(await page.getByTestId('verdict').textContent()).toContain('resolved');
+    // Sortable and filterable in the page: a header click orders the calls, the filter hides what does not match.
+    await page.locator('[data-testid="calls-table"] thead th button').first().click();
+    expect(await page.locator('[data-testid="calls-table"] thead th[aria-sort]').count()).toBe(1);
+    await page.locator('input[data-filter="calls"]').fill('no-such-call-text');
+    expect(await page.locator('[data-testid="calls-table"] tbody tr:visible').count()).toBe(0);
+    await page.locator('input[data-filter="calls"]').fill('');
+    expect(await page.locator('[data-testid="calls-table"] tbody tr:visible').count()).toBe(session!.callCount);
     await shoot(page, 'session');
     expect(errors).toEqual([]);
     await page.close();
@@ -116,6 +131,9 @@ describe.skipIf(runtime === undefined)('polar view in a real browser over a real
       await page.waitForFunction(`document.getElementById('token-view')?.dataset.loadedRow === '${record.row_index}'`);
       expect(await page.getByTestId('row-trained').textContent()).toBe(String(record.loss_mask.filter((value) => value === 1).length));
       expect(await page.getByTestId('row-masked').textContent()).toBe(String(record.loss_mask.filter((value) => value === 0).length));
+      // Every window of the row arrives, and the page holds exactly the exported tokens.
+      await page.waitForFunction(`document.getElementById('token-view')?.dataset.complete !== undefined`);
+      expect(await page.getByTestId('row-stats').textContent()).toContain(`${record.prompt_ids.length + record.response_ids.length} tokens`);
     }
     // Virtualised: far fewer token elements than tokens; trained tokens carry their logprob on hover.
     const longest = Math.max(...exported.map((row) => row.prompt_ids.length + row.response_ids.length));
@@ -145,6 +163,15 @@ describe.skipIf(runtime === undefined)('polar view in a real browser over a real
     await shoot(page, 'run-live');
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it('answers unknown ids with a 404 page and bad parameters with a 400 page', async () => {
+    const opened = await browser.newPage();
+    expect((await opened.page.goto(`${server.url}/sessions/999999`))?.status()).toBe(404);
+    expect(await opened.page.locator('h1').textContent()).toBe('404');
+    expect((await opened.page.goto(`${server.url}/runs/${encodeURIComponent(run.name)}?page=0`))?.status()).toBe(400);
+    expect(await opened.page.locator('.error').textContent()).toContain('page');
+    await opened.page.close();
   });
 
   it('is usable from the keyboard', async () => {

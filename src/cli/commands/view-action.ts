@@ -1,5 +1,6 @@
 // The action of `polar view`: open the store read-only, serve, print the address, wait for Ctrl-C.
 import { spawn } from 'node:child_process';
+import { getPriority, setPriority } from 'node:os';
 import { resolveDbPath } from '../../config/paths.js';
 import { startViewServer } from '../../view/start-view-server.js';
 import { printError, printLine } from '../output.js';
@@ -11,6 +12,8 @@ export interface ViewCommandOptions {
   host: string;
   open?: boolean;
   upstream?: string;
+  /** Niceness to run at (0: unchanged). */
+  nice?: number;
 }
 
 function openBrowser(url: string): void {
@@ -22,6 +25,14 @@ function openBrowser(url: string): void {
 
 export async function runViewCommand(options: ViewCommandOptions): Promise<void> {
   const dbPath = resolveDbPath(options.db);
+  // A viewer hammered by a browser must not slow a rollout's gateway on the same cores: it runs niced.
+  if (options.nice !== undefined && options.nice > 0 && getPriority() < options.nice) {
+    try {
+      setPriority(options.nice);
+    } catch (error) {
+      printError(`could not lower the viewer's CPU priority (${(error as Error).message}); it runs at normal priority`);
+    }
+  }
   const server = await startViewServer({ dbPath, port: options.port, host: options.host, ...(options.upstream === undefined ? {} : { upstream: options.upstream }) });
   try {
     printLine(`polar view on ${server.url} (read-only: ${dbPath})`);

@@ -1,5 +1,6 @@
 // `polar view`: the read-only web viewer over the store. Light registration; the server is imported when run.
 import type { Command } from 'commander';
+import { UsageError } from '../../errors.js';
 import { parseIntegerOption } from '../parse-number-option.js';
 
 interface ViewOptions {
@@ -8,6 +9,13 @@ interface ViewOptions {
   host: string;
   open?: boolean;
   upstream?: string;
+  nice: number;
+}
+
+function parseNiceOption(value: string): number {
+  const nice = parseIntegerOption('--nice', 0)(value);
+  if (nice > 19) throw new UsageError(`--nice must be an integer from 0 to 19, got "${value}"`);
+  return nice;
 }
 
 export function registerViewCommand(program: Command): void {
@@ -19,6 +27,7 @@ export function registerViewCommand(program: Command): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--open', 'open the viewer in the default browser')
     .option('--upstream <url>', 'vLLM server whose /detokenize gives token text for non-simulated runs')
+    .option('--nice <n>', 'CPU niceness of the viewer process, 0-19 (it yields to a rollout on the same machine)', parseNiceOption, 10)
     .action(async (options: ViewOptions) => {
       const { runViewCommand } = await import('./view-action.js');
       await runViewCommand(options);

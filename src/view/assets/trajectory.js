@@ -21,39 +21,49 @@ function heat(logprob) {
   return `hsl(${Math.round(120 * p)} 75% 82%)`;
 }
 
-function layout(row) {
-  const { ids, texts } = row;
-  const lineStarts = [0];
-  let chars = 0;
-  for (let i = 0; i < ids.length; i++) {
-    const text = texts[ids[i]];
-    const length = text === undefined ? String(ids[i]).length + 2 : text.length;
-    if (chars > 0 && chars + length > MAX_LINE_CHARS) {
-      lineStarts.push(i);
-      chars = 0;
+/** Tokens per request: the first window paints at once, the rest stream in behind it. */
+const WINDOW = 16384;
+/** Token text by id, shared by every row of the page (each distinct id arrives once per window at most). */
+const texts = Object.create(null);
+
+function decodeBase64(text, Type) {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return new Type(bytes.buffer);
+}
+
+/** Extends the line layout over tokens [from, to): a new line when 140 characters are full or after a newline. */
+function extendLayout(state, from, to) {
+  const { row, lines } = state;
+  for (let i = from; i < to; i++) {
+    const text = texts[row.ids[i]];
+    const length = text === undefined ? String(row.ids[i]).length + 2 : text.length;
+    if (state.chars > 0 && state.chars + length > MAX_LINE_CHARS) {
+      lines.push(i);
+      state.chars = 0;
     }
-    chars += length;
-    if (text !== undefined && text.includes('\n') && i + 1 < ids.length) {
-      lineStarts.push(i + 1);
-      chars = 0;
+    state.chars += length;
+    if (text !== undefined && text.includes('\n') && i + 1 < row.length) {
+      lines.push(i + 1);
+      state.chars = 0;
     }
   }
-  return Int32Array.from(lineStarts);
 }
 
 let current = null;
 
 function tokenClass(row, i) {
-  if (i < row.promptLength) return 'p';
-  return row.mask[i - row.promptLength] === 1 ? 't' : 'c';
+  const kind = row.kinds[i];
+  return kind === 0 ? 'p' : kind === 2 ? 't' : 'c';
 }
 
-function renderVisible() {
+function renderVisible(force = false) {
   if (!current) return;
   const { row, lines, inner, turnStarts } = current;
   const first = Math.max(0, Math.floor(view.scrollTop / LINE_HEIGHT) - OVERSCAN);
   const last = Math.min(lines.length, Math.ceil((view.scrollTop + view.clientHeight) / LINE_HEIGHT) + OVERSCAN);
-  if (current.first === first && current.last === last) return;
+  if (!force && current.first === first && current.last === last) return;
   current.first = first;
   current.last = last;
   const fragment = document.createDocumentFragment();
@@ -65,18 +75,18 @@ function renderVisible() {
     number.className = 'tv-no';
     number.textContent = String(lines[line]);
     div.append(number);
-    const end = line + 1 < lines.length ? lines[line + 1] : row.ids.length;
+    const end = line + 1 < lines.length ? lines[line + 1] : row.loaded;
     for (let i = lines[line]; i < end; i++) {
       const span = document.createElement('span');
       const id = row.ids[i];
-      const text = row.texts[id];
+      const text = texts[id];
       let className = tokenClass(row, i);
       if (turnStarts.has(i)) className += current.splitStarts.has(i) ? ' turn split' : ' turn';
       if (text !== undefined && /^<\|.*\|>$|^<\/?(think|tool_call|tool_response)>$/.test(text)) className += ' special';
       span.className = className;
       span.dataset.i = String(i);
       span.textContent = text === undefined ? `⟨${id}⟩` : shown(text);
-      if (className.startsWith('t')) span.style.setProperty('--heat', heat(row.logprobs[i - row.promptLength]));
+      if (className.startsWith('t')) span.style.setProperty('--heat', heat(row.logprobs[i]));
       div.append(span);
     }
     fragment.append(div);
@@ -87,53 +97,97 @@ function renderVisible() {
 function describe(i) {
   const { row, turnStarts } = current;
   const id = row.ids[i];
-  const text = row.texts[id];
-  const kind = i < row.promptLength ? 'prompt (context, never trained)' : row.mask[i - row.promptLength] === 1 ? 'trained (mask 1)' : 'interstitial (mask 0)';
-  const logprob = i >= row.promptLength ? row.logprobs[i - row.promptLength] : null;
+  const text = texts[id];
+  const kind = row.kinds[i] === 0 ? 'prompt (context, never trained)' : row.kinds[i] === 2 ? 'trained (mask 1)' : 'interstitial (mask 0)';
+  const logprob = row.logprobs[i];
   const turn = turnStarts.get(i);
   const split = current.splitStarts.get(i);
-  return `token ${i} · id ${id}${text === undefined ? '' : ` · ${JSON.stringify(text)}`} · ${kind}${logprob === null || logprob === undefined ? '' : ` · logprob ${logprob.toFixed(4)} (p ${Math.exp(logprob).toFixed(3)})`}${turn === undefined ? '' : ` · call ${turn} starts here`}${split === undefined ? '' : ` (starts this row: ${split})`}`;
+  return `token ${i} · id ${id}${text === undefined ? '' : ` · ${JSON.stringify(text)}`} · ${kind}${Number.isNaN(logprob) ? '' : ` · logprob ${logprob.toFixed(4)} (p ${Math.exp(logprob).toFixed(3)})`}${turn === undefined ? '' : ` · call ${turn} starts here`}${split === undefined ? '' : ` (starts this row: ${split})`}`;
+}
+
+async function fetchWindow(index, offset) {
+  const url = `${view.dataset.api.replace('{row}', String(index))}&offset=${offset}&limit=${WINDOW}`;
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`Could not load row ${index} at token ${offset}: HTTP ${response.status}`);
+  const body = await response.json();
+  Object.assign(texts, body.texts);
+  return body;
+}
+
+/** Copies one window into the row's arrays and lays it out. */
+function addWindow(state, body) {
+  const { row } = state;
+  row.ids.set(decodeBase64(body.ids, body.idsType === 'uint32' ? Uint32Array : Float64Array), body.offset);
+  row.kinds.set(decodeBase64(body.kinds, Uint8Array), body.offset);
+  row.logprobs.set(decodeBase64(body.logprobs, Float64Array), body.offset);
+  row.loaded = body.offset + body.count;
+  extendLayout(state, body.offset, row.loaded);
+  state.inner.style.height = `${state.lines.length * LINE_HEIGHT}px`;
+}
+
+function showStats(row, body) {
+  stats.innerHTML = '';
+  stats.append(
+    Object.assign(document.createElement('span'), { textContent: `${row.length} tokens: ` }),
+    Object.assign(document.createElement('span'), { textContent: String(body.promptLength), title: 'prompt tokens' }),
+    document.createTextNode(' prompt, '),
+    Object.assign(document.createElement('span'), { textContent: String(body.trained) }),
+    document.createTextNode(' trained, '),
+    Object.assign(document.createElement('span'), { textContent: String(body.masked) }),
+    document.createTextNode(` masked · text: ${body.textSource}`),
+    Object.assign(document.createElement('span'), { className: 'muted' }),
+  );
+  stats.children[2].dataset.testid = 'row-trained';
+  stats.children[3].dataset.testid = 'row-masked';
+}
+
+function showProgress() {
+  const note = stats.lastElementChild;
+  if (note && current) note.textContent = current.row.loaded < current.row.length ? ` · ${current.row.loaded} of ${current.row.length} tokens loaded` : ` · ${current.lines.length} lines`;
 }
 
 async function loadRow(index) {
   const started = performance.now();
   view.setAttribute('aria-busy', 'true');
-  const response = await fetch(view.dataset.api.replace('{row}', String(index)));
-  if (!response.ok) {
-    view.textContent = `Could not load row ${index}: HTTP ${response.status}`;
+  delete view.dataset.complete;
+  let body;
+  try {
+    body = await fetchWindow(index, 0);
+  } catch (error) {
+    view.textContent = error.message;
     return;
   }
-  const row = await response.json();
-  const lines = layout(row);
-  const turnStarts = new Map(row.turns.map((turn) => [row.promptLength + turn.responseOffset, turn.callId]));
-  const splitKinds = new Map((row.splits ?? []).map((split) => [split.callId, split.reason.kind]));
-  const splitStarts = new Map([...turnStarts].filter(([, callId]) => splitKinds.has(callId)).map(([index, callId]) => [index, splitKinds.get(callId)]));
-  let trained = 0;
-  for (const value of row.mask) trained += value;
-  const masked = row.mask.length - trained;
+  const row = { length: body.length, promptLength: body.promptLength, loaded: 0, ids: new Float64Array(body.length), kinds: new Uint8Array(body.length), logprobs: new Float64Array(body.length) };
+  const turnStarts = new Map(body.turns.map((turn) => [body.promptLength + turn.responseOffset, turn.callId]));
+  const splitKinds = new Map((body.splits ?? []).map((split) => [split.callId, split.reason.kind]));
+  const splitStarts = new Map([...turnStarts].filter(([, callId]) => splitKinds.has(callId)).map(([at, callId]) => [at, splitKinds.get(callId)]));
   const inner = document.createElement('div');
   inner.className = 'tv-inner';
-  inner.style.height = `${lines.length * LINE_HEIGHT}px`;
   view.replaceChildren(inner);
   view.scrollTop = 0;
-  current = { row, lines, inner, turnStarts, splitStarts, first: -1, last: -1 };
-  renderVisible();
-  stats.innerHTML = '';
-  stats.append(
-    Object.assign(document.createElement('span'), { textContent: `${row.ids.length} tokens: ` }),
-    Object.assign(document.createElement('span'), { textContent: String(row.promptLength), title: 'prompt tokens' }),
-    document.createTextNode(' prompt, '),
-    Object.assign(document.createElement('span'), { textContent: String(trained) }),
-    document.createTextNode(' trained, '),
-    Object.assign(document.createElement('span'), { textContent: String(masked) }),
-    document.createTextNode(` masked · ${lines.length} lines · text: ${row.textSource}`),
-  );
-  stats.children[2].dataset.testid = 'row-trained';
-  stats.children[3].dataset.testid = 'row-masked';
+  const state = { row, lines: [0], chars: 0, inner, turnStarts, splitStarts, first: -1, last: -1 };
+  current = state;
+  addWindow(state, body);
+  renderVisible(true);
+  showStats(row, body);
+  showProgress();
   view.removeAttribute('aria-busy');
   view.dataset.renderMs = String(Math.round(performance.now() - started));
   view.dataset.readyAt = String(Math.round(performance.now()));
   view.dataset.loadedRow = String(index);
+  // The rest of the row streams in behind the first window; switching rows stops it.
+  while (current === state && row.loaded < row.length) {
+    try {
+      addWindow(state, await fetchWindow(index, row.loaded));
+    } catch (error) {
+      stats.lastElementChild.textContent = ` · ${error.message}`;
+      return;
+    }
+    if (current !== state) return;
+    renderVisible(true);
+    showProgress();
+  }
+  if (current === state) view.dataset.complete = String(Math.round(performance.now()));
 }
 
 if (view) {
@@ -162,7 +216,7 @@ if (view) {
   /** Scrolls to the next (or previous) call start, the first token the model sampled in that call. */
   const jumpToCall = (step) => {
     if (!current) return;
-    const starts = [...current.turnStarts.keys()].sort((a, b) => a - b);
+    const starts = [...current.turnStarts.keys()].filter((at) => at < current.row.loaded).sort((a, b) => a - b);
     const lineOf = (token) => {
       let low = 0;
       let high = current.lines.length - 1;
