@@ -125,6 +125,8 @@ export interface CallRecord {
   mode?: CallMode | null;
   /** Token-in mode only: why this call went the chat way (typed reason and where the splice broke). */
   tokenInFallback?: { reason: string; detail: string } | null;
+  /** Base URL of the upstream replica the call was sent to (null: nothing was sent). */
+  upstreamReplica?: string | null;
 }
 
 /** How a call reached the model. */

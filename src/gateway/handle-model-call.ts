@@ -30,6 +30,8 @@ export interface ModelCallOptions {
   nonStreamingUpstream?: boolean;
   /** Token-in mode: calls that continue a lineage go upstream as token ids (`/v1/completions`). */
   tokenIn?: TokenInOptions;
+  /** Aborted (reason: why) when the call's upstream replica is marked down: the call ends upstream_unavailable. */
+  replicaSignal?: AbortSignal;
 }
 
 /** Contract: never throws; every outcome is answered in the client's shape and recorded once. */
@@ -47,6 +49,12 @@ export async function handleModelCall(
     if (!context.res.writableFinished) abort.abort();
   };
   context.res.on('close', onClientClose);
+  const replicaSignal = options.replicaSignal?.aborted === false ? options.replicaSignal : undefined;
+  const onReplicaDown = (): void => {
+    context.replicaDown = String(replicaSignal?.reason ?? 'the upstream replica was marked down');
+    abort.abort();
+  };
+  replicaSignal?.addEventListener('abort', onReplicaDown, { once: true });
   try {
     context.requestedSampling = requestedSampling(parsed);
     context.upstreamModel = await options.resolveUpstreamModel(abort.signal);
@@ -73,6 +81,8 @@ export async function handleModelCall(
   } catch (error) {
     context.res.off('close', onClientClose);
     recordFailure(context, error, abort.signal.aborted);
+  } finally {
+    replicaSignal?.removeEventListener('abort', onReplicaDown);
   }
 }
 
@@ -113,6 +123,12 @@ async function replayAsStream(upstream: UpstreamResponse): Promise<UpstreamRespo
 }
 
 function recordFailure(context: CallContext, error: unknown, clientGone: boolean): void {
+  if (context.replicaDown !== undefined && !context.res.destroyed) {
+    const message = `${context.replicaDown}. The call was cut; polar sends this session's next call to a healthy replica.`;
+    safeCommit(context, 'upstream_unavailable', message, 503);
+    answerError(context, { kind: 'upstream-unavailable', status: 503, message });
+    return;
+  }
   if (error instanceof PolarError) {
     // e.g. the upstream serves several models and none was named: the message says which.
     const message = error.hint ? `${error.message}. ${error.hint}` : error.message;

@@ -133,7 +133,10 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
     body.on('end', onEnd);
     // The upstream client knows whether its idle timeout cut the stream; anything else is an upstream failure.
     const failUpstream = (detail: string): void => {
-      if (upstream.timedOut()) {
+      if (context.replicaDown !== undefined) {
+        const message = `${context.replicaDown}. The call was cut; polar sends this session's next call to a healthy replica.`;
+        failStream('upstream_unavailable', { kind: 'upstream-unavailable', status: 503, message });
+      } else if (upstream.timedOut()) {
         failStream('upstream_timeout', { kind: 'upstream-timeout', status: 504, message: 'upstream stalled mid-stream past the gateway timeout (raise --upstream-timeout, or check the model server)' });
       } else {
         failStream('upstream_error', { kind: 'upstream-error', status: 502, message: detail });

@@ -38,6 +38,8 @@ export interface CallScalarRow {
   mode: string | null;
   fallback_reason: string | null;
   fallback_detail: string | null;
+  /** Base URL of the replica that served the call (NULL: nothing sent, or recorded before replicas). */
+  upstream_replica: string | null;
 }
 
 export const CALL_SCALAR_COLUMNS = [
@@ -73,6 +75,7 @@ export const CALL_SCALAR_COLUMNS = [
   'mode',
   'fallback_reason',
   'fallback_detail',
+  'upstream_replica',
 ] as const satisfies readonly (keyof CallScalarRow)[];
 
 /** The raw-bytes fields stored as a diff against the previous call's same field. */

@@ -50,6 +50,7 @@ export function decodeCallRow(row: CallScalarRow, promptTokenIds: number[] | nul
     ...(row.sent_sampling === null ? {} : { sentSampling: parseSampling(row.sent_sampling) }),
     ...(row.mode === null ? {} : { mode: row.mode === 'token_in' ? 'token_in' : 'chat' }),
     ...(row.fallback_reason === null ? {} : { tokenInFallback: { reason: row.fallback_reason, detail: row.fallback_detail ?? '' } }),
+    ...(row.upstream_replica === null ? {} : { upstreamReplica: row.upstream_replica }),
     capture: {
       promptTokenIds,
       tokenIds: unpackNullableNumberArray(row.token_ids),

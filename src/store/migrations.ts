@@ -171,6 +171,13 @@ ALTER TABLE calls ADD COLUMN fallback_reason TEXT;
 ALTER TABLE calls ADD COLUMN fallback_detail TEXT;
 `,
   },
+  {
+    name: 'replicas: which upstream replica served each call',
+    sql: `
+-- The base URL of the upstream replica the call was sent to (NULL: nothing was sent, or recorded before replicas).
+ALTER TABLE calls ADD COLUMN upstream_replica TEXT;
+`,
+  },
 ];
 
 /** The user_version a fully migrated database has. */
