@@ -139,7 +139,9 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
       } else if (upstream.timedOut()) {
         failStream('upstream_timeout', { kind: 'upstream-timeout', status: 504, message: 'upstream stalled mid-stream past the gateway timeout (raise --upstream-timeout, or check the model server)' });
       } else {
-        failStream('upstream_error', { kind: 'upstream-error', status: 502, message: detail });
+        // The connection died mid-answer (a crashed, killed or restarted server): infrastructure, like a
+        // refused one, so the session ends infra_error and is retried (rollout/classify-session-failure.ts).
+        failStream('upstream_unavailable', { kind: 'upstream-error', status: 502, message: detail });
       }
     };
     body.on('error', (error: Error) => failUpstream(`upstream stream failed: ${error.message}`));

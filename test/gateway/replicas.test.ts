@@ -146,4 +146,33 @@ describe('gateway with two upstream replicas', () => {
     while (stack.gateway.replicas()[0]?.healthy !== true && Date.now() < deadline + 5_000) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(stack.gateway.replicas()[0]).toMatchObject({ healthy: true, downSince: null });
   });
+
+  it('a replica killed while it streams an answer: the call ends upstream_unavailable (infrastructure), the next goes to the other', async () => {
+    const long = () => ({ content: 'word '.repeat(200) });
+    const a = await startSimServer({ policy: long });
+    const b = await startSimServer({ policy: long, latency: { perTokenMs: 20 } });
+    cleanups.push(() => a.close(), () => b.close());
+    const stack = await startStack([b.url, a.url], 0);
+    cleanups.push(() => stack.close());
+    const session = stack.store.sessions.create({});
+    const client = new OpenAI({ baseURL: `${stack.url}/v1`, apiKey: session.key, maxRetries: 0 });
+    const stream = await client.chat.completions.create({ model: 'any', stream: true, messages: [{ role: 'user', content: 'talk' }] });
+    let chunks = 0;
+    const failure = await (async () => {
+      for await (const _chunk of stream) {
+        chunks += 1;
+        if (chunks === 3) void b.close();
+      }
+    })().then(() => undefined, (error: unknown) => error);
+    expect(chunks).toBeGreaterThanOrEqual(3);
+    expect(failure).toBeInstanceOf(Error);
+    const [call] = stack.store.calls.listBySession(session.id);
+    expect(call).toMatchObject({ status: 'upstream_unavailable', upstreamReplica: b.url });
+    // the cut call had b health-checked at once (no interval here): it is down
+    const deadline = Date.now() + 5_000;
+    while (stack.gateway.replicas()[0]?.healthy !== false && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(stack.gateway.replicas()[0]?.healthy).toBe(false);
+    await ask(stack, session.key, 'again');
+    expect(stack.store.calls.listBySession(session.id)[1]).toMatchObject({ status: 'ok', upstreamReplica: a.url });
+  });
 });
