@@ -14,7 +14,7 @@ export type CallStatus =
   | 'token_mismatch'
   /** The upstream answered with an HTTP error (4xx/5xx other than context overflow). */
   | 'upstream_error'
-  /** The upstream could not be reached (connection refused, reset before any answer). */
+  /** The upstream could not be reached (connection refused, reset before any answer), or its connection died mid-stream. */
   | 'upstream_unavailable'
   /** The upstream did not answer (or stalled mid-stream) within the gateway's timeout. */
   | 'upstream_timeout'
@@ -127,6 +127,8 @@ export interface CallRecord {
   tokenInFallback?: { reason: string; detail: string } | null;
   /** The trainer's policy version in force when the call was sent upstream (`polar serve` pause/resume). */
   policyVersion?: number | null;
+  /** Base URL of the upstream replica the call was sent to (null: nothing was sent). */
+  upstreamReplica?: string | null;
 }
 
 /** How a call reached the model. */

@@ -35,6 +35,12 @@ export interface CallContext {
   /** How the call went upstream (token ids or chat), once it was sent; on a token-in fallback, why. */
   mode?: CallMode;
   tokenInFallback?: { reason: string; detail: string } | null;
+  /** Base URL of the upstream replica the call is sent to. */
+  upstreamReplica?: string;
+  /** Set (to why) when the call's replica was marked down while the call was in flight. */
+  replicaDown?: string;
+  /** The committed record, once there is one. */
+  committed?: CallRecord;
   /** Runs after the record is committed (token-in: extend the lineage). */
   afterCommit?: (record: CallRecord) => void;
   /** The policy version in force when the call was sent upstream (set by the generation gate). */
@@ -95,8 +101,10 @@ export async function commitCall(context: CallContext, outcome: CallOutcome): Pr
     mode: context.mode ?? null,
     tokenInFallback: context.tokenInFallback ?? null,
     policyVersion: context.policyVersion ?? null,
+    upstreamReplica: context.upstreamRequest === null ? null : (context.upstreamReplica ?? null),
   };
   const id = await context.recorder.recordCall(record);
+  context.committed = record;
   try {
     context.afterCommit?.(record);
   } catch {

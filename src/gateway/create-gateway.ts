@@ -3,12 +3,14 @@ import http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chmod } from 'node:fs/promises';
-import type { CallRecorder, SessionRef } from '../capture/call-record.js';
+import type { CallRecord, CallRecorder, SessionRef } from '../capture/call-record.js';
 import type { SamplingPolicy } from '../config/sampling-policy.js';
 import { adapterFor } from '../providers/adapter-registry.js';
 import type { GatewayErrorBody, Protocol } from '../providers/canonical.js';
 import type { UpstreamProfile } from '../upstream/preflight/upstream-profile.js';
-import { UpstreamClient } from '../upstream/upstream-client.js';
+import { ConfigError } from '../errors.js';
+import type { ReplicaHealthOptions } from './replica-health.js';
+import { ReplicaPool, type ReplicaLease, type ReplicaStatus } from './replica-pool.js';
 import { ActivityMeter, type ActivitySnapshot } from './activity-meter.js';
 import type { CallContext } from './call-context.js';
 import { extractApiKeys } from './extract-api-key.js';
@@ -27,8 +29,15 @@ import { sendEmpty, sendError, sendJson } from './send-json.js';
 import { createUpstreamModelResolver } from './upstream-model-resolver.js';
 
 export interface GatewayOptions {
-  /** Upstream OpenAI base URL, e.g. `http://127.0.0.1:8000/v1`. */
-  upstreamUrl: string;
+  /** Upstream OpenAI base URL, e.g. `http://127.0.0.1:8000/v1` (or give `upstreamUrls`). */
+  upstreamUrl?: string;
+  /**
+   * Several upstream replicas serving the same model: each session sticks to the replica chosen at
+   * its first call (least loaded healthy one); a replica that fails is marked down (replica-pool.ts).
+   */
+  upstreamUrls?: readonly string[];
+  /** Health checks of the replicas (default every 5 s with several replicas, none with one). */
+  replicaHealth?: ReplicaHealthOptions;
   recorder: CallRecorder;
   /**
    * Model name to send upstream. Default: `profile.model`, else the only model the upstream lists
@@ -89,6 +98,8 @@ export interface Gateway {
   activity(): ActivitySnapshot;
   /** The model name the gateway sends upstream (configured, else the only one the upstream lists). */
   resolveUpstreamModel(signal: AbortSignal): Promise<string>;
+  /** Every upstream replica: health, pinned sessions, calls in flight and served. */
+  replicas(): ReplicaStatus[];
   close(): Promise<void>;
 }
 
@@ -98,8 +109,10 @@ const DEFAULT_BODY_IDLE_TIMEOUT = 30_000;
 const DEFAULT_MAX_CONCURRENT_PER_SESSION = 64;
 
 export function createGateway(options: GatewayOptions): Gateway {
-  const upstream = new UpstreamClient({ baseUrl: options.upstreamUrl, idleTimeoutMs: options.upstreamTimeoutMs ?? 600_000 });
-  const resolveUpstreamModel = createUpstreamModelResolver(upstream, options.upstreamModel ?? options.profile?.model);
+  const urls = [...(options.upstreamUrl !== undefined ? [options.upstreamUrl] : []), ...(options.upstreamUrls ?? [])];
+  if (urls.length === 0) throw new ConfigError('the gateway has no upstream', 'Give upstreamUrl or upstreamUrls.');
+  const pool = new ReplicaPool(urls, { idleTimeoutMs: options.upstreamTimeoutMs ?? 600_000, ...options.replicaHealth });
+  const resolveUpstreamModel = createUpstreamModelResolver(() => pool.anyClient(), options.upstreamModel ?? options.profile?.model);
   const servers: http.Server[] = [];
   const endpoints = new Map<string, { endpoint: SessionEndpoint; server: http.Server }>();
   const meter = new ActivityMeter();
@@ -218,9 +231,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       throw error;
     }
     if (route.kind === 'count-tokens') {
-      await handleCountTokens(res, rawBody, upstream, resolveUpstreamModel);
+      await handleCountTokens(res, rawBody, pool.clientFor(session.id), resolveUpstreamModel);
       return;
     }
+    const lease = pool.acquire(session.id);
     const context: CallContext = {
       res,
       session,
@@ -229,7 +243,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       path: redactPath(req.url ?? url.pathname, keys),
       rawBody,
       recorder: options.recorder,
-      upstream,
+      upstream: lease.client,
+      upstreamReplica: lease.url,
       startedAt,
       startedMonotonic,
       firstByteMonotonic: null,
@@ -238,15 +253,21 @@ export function createGateway(options: GatewayOptions): Gateway {
       upstreamModel: null,
       upstreamRequest: null,
     };
-    await handleModelCall(context, { pathModel: route.pathModel, pathStream: route.pathStream }, {
-      resolveUpstreamModel,
-      maxTokensCap: options.maxTokensCap,
-      sampling: options.sampling,
-      reasoningField: options.profile?.reasoningField ?? undefined,
-      nonStreamingUpstream: options.nonStreamingUpstream ?? options.profile?.streamTokenIds === false,
-      tokenIn,
-      generation,
-    });
+    try {
+      await handleModelCall(context, { pathModel: route.pathModel, pathStream: route.pathStream }, {
+        resolveUpstreamModel,
+        maxTokensCap: options.maxTokensCap,
+        sampling: options.sampling,
+        reasoningField: options.profile?.reasoningField ?? undefined,
+        nonStreamingUpstream: options.nonStreamingUpstream ?? options.profile?.streamTokenIds === false,
+        tokenIn,
+        generation,
+        replicaSignal: lease.signal,
+      });
+    } finally {
+      lease.release();
+    }
+    reportReplicaFailure(pool, lease, context.committed);
   }
 
   const newServer = (endpoint?: SessionEndpoint): http.Server => {
@@ -273,6 +294,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     generation,
     activity: () => meter.snapshot(),
+    replicas: () => pool.statuses(),
     resolveUpstreamModel,
     listen(port = 0, host = '127.0.0.1') {
       const server = newServer();
@@ -311,15 +333,24 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (bound === undefined) return;
       endpoints.delete(sessionKey);
       tokenIn?.sessions.forget(bound.endpoint.session.id);
+      pool.forget(bound.endpoint.session.id);
       servers.splice(servers.indexOf(bound.server), 1);
       await closeServer(bound.server);
     },
     async close() {
       await Promise.all(servers.map(closeServer));
       endpoints.clear();
-      upstream.close();
+      pool.close();
     },
   };
+}
+
+/** A call that could not reach its replica marks it down (refused) or has it health-checked now. */
+function reportReplicaFailure(pool: ReplicaPool, lease: ReplicaLease, record: CallRecord | undefined): void {
+  if (record === undefined || lease.signal.aborted) return;
+  const error = record.error ?? record.status;
+  if (record.status === 'upstream_unavailable') pool.reportFailure(lease.url, error, /ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH/.test(error));
+  else if (record.status === 'upstream_timeout' || (record.status === 'upstream_error' && record.httpStatus >= 500)) pool.reportFailure(lease.url, error, false);
 }
 
 function answer(res: ServerResponse, protocol: Protocol, error: GatewayErrorBody, closeConnection = false): void {

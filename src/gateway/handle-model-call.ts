@@ -33,6 +33,8 @@ export interface ModelCallOptions {
   tokenIn?: TokenInOptions;
   /** Pause/resume around weight syncs: every upstream call passes it (and records its policy version). */
   generation?: GenerationGate;
+  /** Aborted (reason: why) when the call's upstream replica is marked down: the call ends upstream_unavailable. */
+  replicaSignal?: AbortSignal;
 }
 
 /** Contract: never throws; every outcome is answered in the client's shape and recorded once. */
@@ -51,6 +53,12 @@ export async function handleModelCall(
   };
   context.res.on('close', onClientClose);
   let entered = false;
+  const replicaSignal = options.replicaSignal?.aborted === false ? options.replicaSignal : undefined;
+  const onReplicaDown = (): void => {
+    context.replicaDown = String(replicaSignal?.reason ?? 'the upstream replica was marked down');
+    abort.abort();
+  };
+  replicaSignal?.addEventListener('abort', onReplicaDown, { once: true });
   try {
     context.requestedSampling = requestedSampling(parsed);
     context.upstreamModel = await options.resolveUpstreamModel(abort.signal);
@@ -84,6 +92,7 @@ export async function handleModelCall(
     await recordFailure(context, error, abort.signal.aborted);
   } finally {
     if (entered) options.generation?.leave();
+    replicaSignal?.removeEventListener('abort', onReplicaDown);
   }
 }
 
@@ -128,6 +137,12 @@ async function replayAsStream(upstream: UpstreamResponse): Promise<UpstreamRespo
 }
 
 async function recordFailure(context: CallContext, error: unknown, clientGone: boolean): Promise<void> {
+  if (context.replicaDown !== undefined && !context.res.destroyed) {
+    const message = `${context.replicaDown}. The call was cut; polar sends this session's next call to a healthy replica.`;
+    await safeCommit(context, 'upstream_unavailable', message, 503);
+    answerError(context, { kind: 'upstream-unavailable', status: 503, message });
+    return;
+  }
   if (error instanceof PolarError) {
     // e.g. the upstream serves several models and none was named: the message says which.
     const message = error.hint ? `${error.message}. ${error.hint}` : error.message;

@@ -19,6 +19,7 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
       throw new UpstreamConnectionError('upstream stalled while sending its answer, past the gateway timeout', 'timeout', { cause: error });
     }
     if (context.res.destroyed) throw new UpstreamConnectionError('the client left while the upstream answered', 'aborted', { cause: error });
+    if (context.replicaDown !== undefined) throw new UpstreamConnectionError(context.replicaDown, 'unavailable', { cause: error });
     const early = classifyEarlyClose((error as Error).message);
     await commitCall(context, { status: early.status, error: early.error.message, httpStatus: early.error.status });
     answerError(context, early.error);

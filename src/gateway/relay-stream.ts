@@ -135,10 +135,15 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
     body.on('end', onEnd);
     // The upstream client knows whether its idle timeout cut the stream; anything else is an upstream failure.
     const failUpstream = (detail: string): void => {
-      if (upstream.timedOut()) {
+      if (context.replicaDown !== undefined) {
+        const message = `${context.replicaDown}. The call was cut; polar sends this session's next call to a healthy replica.`;
+        failStream('upstream_unavailable', { kind: 'upstream-unavailable', status: 503, message });
+      } else if (upstream.timedOut()) {
         failStream('upstream_timeout', { kind: 'upstream-timeout', status: 504, message: 'upstream stalled mid-stream past the gateway timeout (raise --upstream-timeout, or check the model server)' });
       } else {
-        failStream('upstream_error', { kind: 'upstream-error', status: 502, message: detail });
+        // The connection died mid-answer (a crashed, killed or restarted server): infrastructure, like a
+        // refused one, so the session ends infra_error and is retried (rollout/classify-session-failure.ts).
+        failStream('upstream_unavailable', { kind: 'upstream-error', status: 502, message: detail });
       }
     };
     body.on('error', (error: Error) => failUpstream(`upstream stream failed: ${error.message}`));

@@ -9,10 +9,11 @@ export type UpstreamModelResolver = (signal: AbortSignal) => Promise<string>;
  * that lists several models and none configured is a ConfigError naming them (the gateway answers
  * such calls with an error instead of sampling an arbitrary policy).
  */
-export function createUpstreamModelResolver(upstream: UpstreamClient, configured?: string): UpstreamModelResolver {
+export function createUpstreamModelResolver(client: UpstreamClient | (() => UpstreamClient), configured?: string): UpstreamModelResolver {
   let cached: string | undefined = configured;
   return async (signal) => {
     if (cached !== undefined) return cached;
+    const upstream = typeof client === 'function' ? client() : client;
     const list = await upstream.listModels(signal);
     const ids = (list.data ?? []).map((card) => card.id);
     if (ids.length === 0) throw new ConfigError(`upstream ${upstream.baseUrl} lists no models`, 'Check the model server.');

@@ -3,13 +3,15 @@
 // before a run row, an image pull or a container exists.
 import type { SamplingPolicy } from '../config/sampling-policy.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
-import { runPreflight } from '../upstream/preflight/run-preflight.js';
+import { preflightReplicas } from '../upstream/preflight/preflight-replicas.js';
 import type { UpstreamProfile } from '../upstream/preflight/upstream-profile.js';
-import { startRolloutUpstream, type StartedRolloutUpstream } from './start-rollout-upstream.js';
+import { startRolloutUpstreams, type StartedRolloutUpstream } from './start-rollout-upstream.js';
 
 export interface RolloutUpstreamOptions {
   /** `http(s)://…/v1` or `sim:<policy>`. */
   upstream: string;
+  /** Further replicas serving the same model (`upstream` is the first); each is preflighted. */
+  replicas?: readonly string[];
   model?: string;
   sampling: SamplingPolicy;
   allowLogprobMismatch?: boolean;
@@ -20,15 +22,17 @@ export interface RolloutUpstreamOptions {
 }
 
 export interface PreparedRolloutUpstream extends StartedRolloutUpstream {
+  /** The first replica's profile (all replicas serve the same model and template). */
   profile: UpstreamProfile;
+  /** Every replica's profile, in the order of `urls`. */
+  profiles: UpstreamProfile[];
 }
 
 /** Starts the upstream and runs the preflight; on a failed preflight the simulator is stopped and the error rethrown. */
 export async function prepareRolloutUpstream(options: RolloutUpstreamOptions, records: readonly SwebenchRecord[]): Promise<PreparedRolloutUpstream> {
-  const upstream = await startRolloutUpstream(options.upstream, records);
+  const upstream = await startRolloutUpstreams([options.upstream, ...(options.replicas ?? [])], records);
   try {
-    const profile = await runPreflight({
-      upstreamUrl: upstream.url,
+    const profiles = await preflightReplicas(upstream.urls, {
       sampling: options.sampling,
       ...(options.model !== undefined ? { model: options.model } : {}),
       ...(options.allowLogprobMismatch !== undefined ? { allowLogprobMismatch: options.allowLogprobMismatch } : {}),
@@ -36,7 +40,8 @@ export async function prepareRolloutUpstream(options: RolloutUpstreamOptions, re
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     });
-    return { ...upstream, simulated: upstream.simulated || profile.simulated, profile };
+    const profile = profiles[0] as UpstreamProfile;
+    return { ...upstream, simulated: upstream.simulated || profiles.some((one) => one.simulated), profile, profiles };
   } catch (error) {
     await upstream.close();
     throw error;

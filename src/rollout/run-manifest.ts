@@ -27,6 +27,11 @@ export interface RunManifest {
     /** The run was started with --allow-logprob-mismatch. */
     logprobMismatchAllowed: boolean;
     reasoningField: string | null;
+    /**
+     * Every replica when the run had several (`url` is the first): its URL or `sim:` spec. All passed
+     * the preflight with the same model and template fingerprint.
+     */
+    replicas?: string[];
   };
   /** The sampling policy enforced on every upstream call. */
   sampling: Record<string, unknown>;
@@ -38,6 +43,12 @@ export interface RunManifest {
   /** Image reference → registry digest (`repo@sha256:…`), else the engine's image id. */
   images: Record<string, string>;
   host: { cores: number; memoryBytes: number; dockerVersion: string | null; platform: string; node: string };
+}
+
+/** The manifest's replica list: specs for simulators (their ports change), URLs otherwise; absent for one upstream. */
+export function describeReplicas(specs: readonly string[], urls: readonly string[]): { replicas?: string[] } {
+  if (specs.length < 2) return {};
+  return { replicas: specs.map((spec, index) => (spec === 'sim' || spec.startsWith('sim:') || spec.startsWith('sim?') ? spec : (urls[index] ?? spec))) };
 }
 
 const PACKAGE_ROOT = path.resolve(import.meta.dirname, '../..');

@@ -40,7 +40,7 @@ import { prepareRolloutUpstream, type PreparedRolloutUpstream, type RolloutUpstr
 import { pullTaskImages } from './pull-task-images.js';
 import type { RolloutEventListener } from './rollout-events.js';
 import { runAgent } from './run-agent.js';
-import { describeHost, imageDigest, readPolarVersion, RUN_MANIFEST_VERSION, sha256File, type RunManifest } from './run-manifest.js';
+import { describeHost, describeReplicas, imageDigest, readPolarVersion, RUN_MANIFEST_VERSION, sha256File, type RunManifest } from './run-manifest.js';
 import { defaultPipelineSizes, type PipelineSizes, runPipeline } from './run-pipeline.js';
 import { enterStage, type PreparedSession, type RanSession, type SessionEnvironment, type SessionItem } from './session-stages.js';
 import { isSimulatorSpec } from './start-rollout-upstream.js';
@@ -52,6 +52,8 @@ export interface RolloutOptions {
   instanceIds?: string[];
   /** `http(s)://…/v1` or `sim:<policy>` (`sim:oracle` uses the run's own tasks). Required: no default. */
   upstream: string;
+  /** Further upstream replicas serving the same model (`upstream` is the first); sessions are spread over all. */
+  replicas?: string[];
   /** The served model; required when the upstream lists several. */
   model?: string;
   /** The run's sampling policy, enforced on every upstream call (default DEFAULT_ROLLOUT_SAMPLING). */
@@ -157,7 +159,7 @@ export async function runRollout(options: RolloutOptions, context: RolloutContex
   const upstream = await prepareRolloutUpstream(upstreamOptions(options, sampling, context.signal), records);
   let run: RunRow;
   try {
-    const manifest = await buildManifest(options, sampling, harness, upstream.profile, records.length, context.runtime);
+    const manifest = await buildManifest(options, sampling, harness, upstream.profile, records.length, context.runtime, upstream.urls);
     run = context.store.runs.create({
       name,
       harness: harness.name,
@@ -217,6 +219,7 @@ function resumesInPost(session: RunSessionRow | RunSessionSummary): boolean {
 function upstreamOptions(options: RolloutOptions, sampling: SamplingPolicy, signal: AbortSignal): RolloutUpstreamOptions {
   return {
     upstream: options.upstream,
+    ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
     sampling,
     signal,
     ...(options.model !== undefined ? { model: options.model } : {}),
@@ -233,6 +236,7 @@ async function buildManifest(
   profile: UpstreamProfile,
   tasks: number,
   runtime: ContainerRuntime,
+  urls: readonly string[],
 ): Promise<RunManifest> {
   return {
     schema: RUN_MANIFEST_VERSION,
@@ -247,6 +251,7 @@ async function buildManifest(
       logprobMode: profile.logprobMode,
       logprobMismatchAllowed: profile.logprobMismatchAllowed,
       reasoningField: profile.reasoningField,
+      ...describeReplicas([options.upstream, ...(options.replicas ?? [])], urls),
     },
     sampling: { ...sampling },
     eosTokenIds: profile.eosTokenIds.length > 0 ? profile.eosTokenIds : null,
@@ -280,7 +285,7 @@ async function execute(
   const metrics = createMetricsTracker(all);
   const recorder = observeRecorder(createStoreRecorder(store, { simulated: upstream.simulated }), (record) => metrics.addTokens(record.capture.tokenIds?.length ?? 0));
   const gateway = createGateway({
-    upstreamUrl: upstream.url,
+    upstreamUrls: upstream.urls,
     recorder,
     profile: upstream.profile,
     sampling: options.sampling ?? DEFAULT_ROLLOUT_SAMPLING,

@@ -8,7 +8,10 @@ import type { Policy } from '../upstream/sim/policy.js';
 import { startSimFromSpec } from '../upstream/sim/start-sim-spec.js';
 
 export interface StartedRolloutUpstream {
+  /** The first replica's URL. */
   url: string;
+  /** Every replica's URL, in the order given (one element for a single upstream). */
+  urls: string[];
   simulated: boolean;
   close(): Promise<void>;
 }
@@ -27,7 +30,7 @@ export async function startRolloutUpstream(spec: string, records: readonly Swebe
       }
       return oraclePolicy(records.map((record) => ({ instanceId: record.instance_id, problemStatement: record.problem_statement, patch: goldPatch(record) })));
     });
-    return { url: sim.url, simulated: true, close: () => sim.close() };
+    return { url: sim.url, urls: [sim.url], simulated: true, close: () => sim.close() };
   }
   let url: URL;
   try {
@@ -35,5 +38,28 @@ export async function startRolloutUpstream(spec: string, records: readonly Swebe
   } catch {
     throw new UsageError(`--upstream "${spec}" is neither a URL nor sim:<policy>`, 'Use e.g. --upstream http://127.0.0.1:8000/v1 (vLLM) or --upstream sim:oracle.');
   }
-  return { url: url.toString().replace(/\/$/, ''), simulated: false, close: async () => undefined };
+  const base = url.toString().replace(/\/$/, '');
+  return { url: base, urls: [base], simulated: false, close: async () => undefined };
+}
+
+/**
+ * Starts every replica spec (each `sim:` spec its own simulator). Duplicate URLs are a usage error;
+ * when one fails to start, the ones already started are stopped.
+ */
+export async function startRolloutUpstreams(specs: readonly string[], records: readonly SwebenchRecord[]): Promise<StartedRolloutUpstream> {
+  if (specs.length === 0) throw new UsageError('no --upstream given', 'Use e.g. --upstream http://127.0.0.1:8000/v1 (repeat it for several replicas).');
+  const started: StartedRolloutUpstream[] = [];
+  const closeAll = async (): Promise<void> => {
+    await Promise.all(started.map((upstream) => upstream.close()));
+  };
+  try {
+    for (const spec of specs) started.push(await startRolloutUpstream(spec, records));
+    const urls = started.map((upstream) => upstream.url);
+    const duplicate = urls.find((url, index) => urls.indexOf(url) !== index);
+    if (duplicate !== undefined) throw new UsageError(`--upstream ${duplicate} is given twice`, 'Give each replica once.');
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+  return { url: started[0]?.url as string, urls: started.map((upstream) => upstream.url), simulated: started.some((upstream) => upstream.simulated), close: closeAll };
 }

@@ -40,6 +40,8 @@ export interface CallScalarRow {
   fallback_detail: string | null;
   /** The policy version the call was sampled with (NULL: recorded before versions were stored). */
   policy_version: number | null;
+  /** Base URL of the replica that served the call (NULL: nothing sent, or recorded before replicas). */
+  upstream_replica: string | null;
 }
 
 export const CALL_SCALAR_COLUMNS = [
@@ -76,6 +78,7 @@ export const CALL_SCALAR_COLUMNS = [
   'fallback_reason',
   'fallback_detail',
   'policy_version',
+  'upstream_replica',
 ] as const satisfies readonly (keyof CallScalarRow)[];
 
 /** The raw-bytes fields stored as a diff against the previous call's same field. */

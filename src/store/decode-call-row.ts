@@ -51,6 +51,7 @@ export function decodeCallRow(row: CallScalarRow, promptTokenIds: number[] | nul
     ...(row.mode === null ? {} : { mode: row.mode === 'token_in' ? 'token_in' : 'chat' }),
     ...(row.fallback_reason === null ? {} : { tokenInFallback: { reason: row.fallback_reason, detail: row.fallback_detail ?? '' } }),
     ...(row.policy_version === null ? {} : { policyVersion: row.policy_version }),
+    ...(row.upstream_replica === null ? {} : { upstreamReplica: row.upstream_replica }),
     capture: {
       promptTokenIds,
       tokenIds: unpackNullableNumberArray(row.token_ids),

@@ -235,6 +235,13 @@ CREATE INDEX sessions_by_run_reward ON sessions(run_id, reward);
 CREATE INDEX sessions_by_run_updated ON sessions(run_id, updated_at);
 `,
   },
+  {
+    name: 'replicas: which upstream replica served each call',
+    sql: `
+-- The base URL of the upstream replica the call was sent to (NULL: nothing was sent, or recorded before replicas).
+ALTER TABLE calls ADD COLUMN upstream_replica TEXT;
+`,
+  },
 ];
 
 /** The user_version a fully migrated database has. */

@@ -86,6 +86,23 @@ export class UpstreamClient {
     return { status: response.status, body: await readBody(response.body) };
   }
 
+  /**
+   * Health check: `GET /health` at the server root (vLLM), else (404) `GET /v1/models`. Resolves when
+   * the server answers 200; rejects with UpstreamConnectionError otherwise.
+   */
+  async health(signal: AbortSignal): Promise<void> {
+    const url = new URL('health', this.rootUrl);
+    const response = await this.request('GET', url, null, signal, 'application/json', true);
+    const text = await readBody(response.body).catch(() => Buffer.alloc(0));
+    if (response.status === 404) {
+      await this.listModels(signal);
+      return;
+    }
+    if (response.status !== 200) {
+      throw new UpstreamConnectionError(`GET ${url} answered ${response.status}: ${text.toString('utf8').slice(0, 200)}`, 'unavailable');
+    }
+  }
+
   close(): void {
     this.agent.destroy();
   }

@@ -2,12 +2,14 @@
 import { resolveDbPath } from '../../config/paths.js';
 import { DEFAULT_ROLLOUT_SAMPLING, describeSamplingPolicy, resolveSamplingPolicy } from '../../config/sampling-policy.js';
 import { createGateway } from '../../gateway/create-gateway.js';
-import { runPreflight } from '../../upstream/preflight/run-preflight.js';
+import { preflightReplicas } from '../../upstream/preflight/preflight-replicas.js';
+import { UsageError } from '../../errors.js';
+import { resolveUpstreamSpecs } from '../upstream-specs.js';
 import type { UpstreamProfile } from '../../upstream/preflight/upstream-profile.js';
 import { openStore } from '../../store/open-store.js';
 import { createStoreRecorder } from '../../store/create-store-recorder.js';
 import { printLine } from '../output.js';
-import { startRolloutUpstream } from '../../rollout/start-rollout-upstream.js';
+import { startRolloutUpstreams } from '../../rollout/start-rollout-upstream.js';
 import { waitForShutdown } from '../wait-for-shutdown.js';
 import { createLoggingRecorder } from '../logging-recorder.js';
 import { samplingFlagsOf } from '../sampling-options.js';
@@ -18,13 +20,14 @@ export async function proxyAction(options: ProxyOptions): Promise<void> {
   // The proxy captures training data like a rollout does, so it enforces the same on-policy defaults.
   const sampling = resolveSamplingPolicy(samplingFlagsOf(options), DEFAULT_ROLLOUT_SAMPLING);
   const dbPath = resolveDbPath(options.db);
-  const toolFormat = resolveToolFormat(options.toolFormat, options.upstream);
-  const upstream = await startRolloutUpstream(options.upstream, []);
+  const specs = resolveUpstreamSpecs(options.upstream, options.upstreamsFile);
+  if (specs.length === 0) throw new UsageError('polar proxy needs --upstream (or --upstreams-file)', 'e.g. --upstream http://127.0.0.1:8000/v1, or --upstream sim:echo');
+  const toolFormat = resolveToolFormat(options.toolFormat, specs[0]);
+  const upstream = await startRolloutUpstreams(specs, []);
   let profile: UpstreamProfile | undefined;
   try {
     if (options.preflight) {
-      profile = await runPreflight({
-        upstreamUrl: upstream.url,
+      [profile] = await preflightReplicas(upstream.urls, {
         model: options.model,
         sampling,
         allowLogprobMismatch: options.allowLogprobMismatch,
@@ -39,7 +42,8 @@ export async function proxyAction(options: ProxyOptions): Promise<void> {
   const store = openStore(dbPath);
   const recorder = createStoreRecorder(store, { simulated: upstream.simulated });
   const gateway = createGateway({
-    upstreamUrl: upstream.url,
+    upstreamUrls: upstream.urls,
+    replicaHealth: { intervalMs: options.healthInterval * 1000 },
     recorder: options.quiet ? recorder : createLoggingRecorder(recorder, printLine),
     upstreamModel: options.model,
     maxTokensCap: options.maxTokensCap,
@@ -59,7 +63,7 @@ export async function proxyAction(options: ProxyOptions): Promise<void> {
     const url = await gateway.listen(options.port, options.host);
     if (options.socket) await gateway.listenOnSocket(options.socket);
     printLine(`polar gateway listening on ${url}${options.socket ? ` and ${options.socket}` : ''}`);
-    printLine(`upstream: ${upstream.url}${upstream.simulated ? ' (built-in simulator)' : ''}`);
+    for (const url of upstream.urls) printLine(`upstream: ${url}${upstream.simulated ? ' (built-in simulator)' : ''}`);
     if (profile) {
       printLine(`model: ${profile.model}${profile.maxModelLen ? ` (max_model_len ${profile.maxModelLen})` : ''}${profile.vllmVersion ? `, vLLM ${profile.vllmVersion}` : ''}`);
       printLine(`logprobs: ${profile.logprobMode}${profile.logprobsMatchSampling ? '' : ' (NOT the sampling distribution\'s; --allow-logprob-mismatch)'}; eos ids ${profile.eosTokenIds.join(',')}`);

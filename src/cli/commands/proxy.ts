@@ -1,10 +1,13 @@
 // `polar proxy`: the capturing gateway as a standalone server, behind the same preflight as a rollout.
 import type { Command } from 'commander';
 import { parseIntegerOption } from '../parse-number-option.js';
+import { collectUpstream, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 import { addSamplingOptions, type SamplingOptionValues } from '../sampling-options.js';
 
 export interface ProxyOptions extends SamplingOptionValues {
-  upstream: string;
+  upstream?: string[];
+  upstreamsFile?: string;
+  healthInterval: number;
   host: string;
   port: number;
   socket?: string;
@@ -28,7 +31,9 @@ export function registerProxyCommand(program: Command): void {
   const command = program
     .command('proxy')
     .description('Run the gateway: harnesses call it as OpenAI / Anthropic / Google; it forwards to vLLM and records every token')
-    .requiredOption('--upstream <url>', 'vLLM OpenAI base URL (e.g. http://127.0.0.1:8000/v1) or sim:<policy>[?option=value&…]')
+    .option('--upstream <url>', `required: ${UPSTREAM_FLAG_HELP}`, collectUpstream)
+    .option('--upstreams-file <file>', UPSTREAMS_FILE_HELP)
+    .option('--health-interval <seconds>', 'seconds between health checks of each replica when there are several (0 = none)', parseIntegerOption('--health-interval', 0), 5)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0 = any free port)', parseIntegerOption('--port'), 8100)
     .option('--socket <path>', 'also listen on this Unix socket')

@@ -20,12 +20,14 @@ import { warnAboutEmulation } from '../task-set-load-options.js';
 import { parseTaskSetName } from '../../eval/swebench/families/task-set.js';
 import type { RolloutFlags } from './rollout.js';
 import { resolveToolFormat } from '../resolve-tool-format.js';
+import { resolveUpstreamSpecs } from '../upstream-specs.js';
 
 export async function rolloutAction(flags: RolloutFlags): Promise<void> {
   if (flags.resume === undefined && (flags.harness === undefined || flags.dataset === undefined)) {
     throw new UsageError('polar rollout needs --harness and --dataset (or --resume <run>)', 'e.g. polar rollout --harness pi --dataset tasks.jsonl --upstream http://127.0.0.1:8000/v1');
   }
-  if (flags.resume === undefined && flags.upstream === undefined) {
+  const [upstream, ...replicas] = resolveUpstreamSpecs(flags.upstream, flags.upstreamsFile);
+  if (flags.resume === undefined && upstream === undefined) {
     throw new UsageError(
       'polar rollout needs --upstream: the model server to sample from',
       'e.g. --upstream http://127.0.0.1:8000/v1 (vLLM), or --upstream sim:oracle to validate the setup with the built-in oracle model.',
@@ -52,12 +54,13 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
           harness: flags.harness as string,
           datasetPath: flags.dataset as string,
           instanceIds: flags.instance,
-          upstream: flags.upstream as string,
+          upstream: upstream as string,
+          ...(replicas.length > 0 ? { replicas } : {}),
           sampling,
           ...(flags.model !== undefined ? { model: flags.model } : {}),
           ...(flags.maxTokensCap !== undefined ? { maxTokensCap: flags.maxTokensCap } : {}),
           ...(flags.upstreamTimeout !== undefined ? { upstreamTimeoutSeconds: flags.upstreamTimeout } : {}),
-          ...(flags.tokenIn === true ? { tokenIn: true, toolFormat: resolveToolFormat(flags.toolFormat, flags.upstream) } : {}),
+          ...(flags.tokenIn === true ? { tokenIn: true, toolFormat: resolveToolFormat(flags.toolFormat, upstream) } : {}),
           ...(flags.allowLogprobMismatch ? { allowLogprobMismatch: true } : {}),
           ...(flags.eosTokenIds !== undefined ? { eosTokenIds: flags.eosTokenIds } : {}),
           ...(flags.maxAttempts !== undefined ? { maxAttempts: flags.maxAttempts } : {}),

@@ -4,6 +4,7 @@ import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../
 import { addSamplingOptions, type SamplingOptionValues } from '../sampling-options.js';
 import { addTaskSetOptions, type TaskSetFlags } from '../task-set-options.js';
 import { parseIntegerOption } from '../parse-number-option.js';
+import { collectUpstream, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 
 export interface RolloutFlags extends ContainerLimitFlags, TaskSetFlags, SamplingOptionValues {
   harness?: string;
@@ -16,7 +17,8 @@ export interface RolloutFlags extends ContainerLimitFlags, TaskSetFlags, Samplin
   readyBuffer?: number;
   eval: boolean;
   instance?: string[];
-  upstream?: string;
+  upstream?: string[];
+  upstreamsFile?: string;
   model?: string;
   maxTokensCap?: number;
   upstreamTimeout?: number;
@@ -40,7 +42,8 @@ export function registerRolloutCommand(program: Command): void {
     .option('--dataset <file|owner/name[:split]>', 'SWE-bench records (JSON, JSONL or parquet file), or a Hugging Face Hub dataset (split test by default)')
     .option('--resume <run>', 'continue an interrupted or killed run (finished sessions are kept)')
     .option('--instance <id...>', 'only these instance ids')
-    .option('--upstream <url>', 'required: vLLM OpenAI base URL (…/v1), or sim:<policy> (sim:oracle applies the gold patches)')
+    .option('--upstream <url>', 'required: vLLM OpenAI base URL (…/v1), or sim:<policy> (sim:oracle applies the gold patches); repeat it for several replicas of the same model', collectUpstream)
+    .option('--upstreams-file <file>', UPSTREAMS_FILE_HELP)
     .option('--model <name>', 'served model to sample (required when the upstream lists several)')
     .option('--max-tokens-cap <n>', 'upper bound on max_tokens sent upstream', parseIntegerOption('--max-tokens-cap', 1))
     .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails', parseIntegerOption('--upstream-timeout', 1))
