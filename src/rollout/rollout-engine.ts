@@ -8,6 +8,7 @@ import path from 'node:path';
 import { CancelledError, NotFoundError, UsageError } from '../errors.js';
 import { activityBetween, type ActivitySnapshot } from '../gateway/activity-meter.js';
 import type { Gateway } from '../gateway/create-gateway.js';
+import type { ReplicaStatus } from '../gateway/replica-pool.js';
 import { isHarnessInstalled } from '../harness/is-harness-installed.js';
 import { loadHarness } from '../harness/load-harness-manifest.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
@@ -197,7 +198,7 @@ export class RolloutEngine {
       const activity = activityBetween(gateway.start, now);
       busy = Math.max(busy ?? 0, activity.busyFraction);
     }
-    const replicas = this.options.replicas?.() ?? this.options.upstreams.slice(0, 1).map((url) => ({ url, healthy: true, inFlight }));
+    const replicas = this.options.replicas?.() ?? this.replicaStatuses(inFlight);
     return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas };
   }
 
@@ -295,6 +296,27 @@ export class RolloutEngine {
   }
 
   /** Marks every session that has not ended cancelled and the batch cancelled. */
+  /** Replicas as the live batch gateways see them (summed per replica), else the configured upstreams. */
+  private replicaStatuses(inFlight: number): unknown[] {
+    const byUrl = new Map<string, ReplicaStatus>();
+    for (const { gateway } of this.active.values()) {
+      for (const replica of gateway?.gateway.replicas() ?? []) {
+        const seen = byUrl.get(replica.url);
+        byUrl.set(replica.url, seen === undefined ? { ...replica } : {
+          ...seen,
+          healthy: seen.healthy && replica.healthy,
+          sessions: seen.sessions + replica.sessions,
+          inFlight: seen.inFlight + replica.inFlight,
+          calls: seen.calls + replica.calls,
+          lastError: replica.lastError ?? seen.lastError,
+          downSince: seen.downSince ?? replica.downSince,
+        });
+      }
+    }
+    if (byUrl.size > 0) return [...byUrl.values()];
+    return this.options.upstreams.map((url, index) => ({ url, healthy: true, inFlight: index === 0 ? inFlight : 0 }));
+  }
+
   private cancelStored(batch: BatchRow, reason: string): void {
     const { store } = this.options;
     const run = store.runs.get(batch.runName);
@@ -346,6 +368,7 @@ export class RolloutEngine {
       datasetPath,
       ...(request.instanceIds !== undefined ? { instanceIds: request.instanceIds } : {}),
       upstream: this.options.upstreams[0] as string,
+      ...(this.options.upstreams.length > 1 ? { replicas: this.options.upstreams.slice(1) } : {}),
       sampling: batchSampling(request.sampling),
       runName: batch.runName,
       samples: request.samples ?? 1,

@@ -1,5 +1,4 @@
 // What `polar serve` does (loaded only when it runs; flags are in serve.ts).
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { resolveCacheDir, resolveDbPath } from '../../config/paths.js';
 import { UsageError } from '../../errors.js';
@@ -9,11 +8,12 @@ import { startServe } from '../../serve/start-serve.js';
 import { openStore } from '../../store/open-store.js';
 import { containerLimitsFromFlags } from '../container-limit-options.js';
 import { printError, printLine } from '../output.js';
+import { resolveUpstreamSpecs } from '../upstream-specs.js';
 import { waitForShutdown } from '../wait-for-shutdown.js';
 import type { ServeFlags } from './serve.js';
 
 export async function serveAction(flags: ServeFlags): Promise<void> {
-  const upstreams = [...(flags.upstream ?? []), ...(flags.upstreamFile === undefined ? [] : readUpstreamFile(flags.upstreamFile))];
+  const upstreams = resolveUpstreamSpecs(flags.upstream, flags.upstreamsFile);
   if (upstreams.length === 0) {
     throw new UsageError('polar serve needs --upstream: the model server to sample from', 'e.g. --upstream http://127.0.0.1:8000/v1 (vLLM), or --upstream sim:oracle');
   }
@@ -59,12 +59,3 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
   }
 }
 
-function readUpstreamFile(file: string): string[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read --upstream-file ${file}: ${(error as Error).message}`);
-  }
-  return text.split('\n').map((line) => line.replace(/#.*/, '').trim()).filter((line) => line !== '');
-}

@@ -3,12 +3,13 @@
 import type { Command } from 'commander';
 import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../container-limit-options.js';
 import { parseIntegerOption } from '../parse-number-option.js';
+import { collectUpstream, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 
 export interface ServeFlags extends ContainerLimitFlags {
   host: string;
   port: number;
   upstream?: string[];
-  upstreamFile?: string;
+  upstreamsFile?: string;
   db?: string;
   token?: string;
   model?: string;
@@ -25,7 +26,6 @@ export interface ServeFlags extends ContainerLimitFlags {
   json?: boolean;
 }
 
-const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 export function registerServeCommand(program: Command): void {
   program
@@ -33,8 +33,8 @@ export function registerServeCommand(program: Command): void {
     .description('Serve rollouts over HTTP to a trainer: batches in, completed groups out as export rows; pause/resume around weight syncs')
     .option('--host <host>', 'address to listen on (loopback by default)', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0 = any free port)', parseIntegerOption('--port'), 8080)
-    .option('--upstream <url>', 'vLLM OpenAI base URL (…/v1) or sim:<policy>; repeatable', collect)
-    .option('--upstream-file <file>', 'upstream URLs, one per line (# comments)')
+    .option('--upstream <url>', UPSTREAM_FLAG_HELP, collectUpstream)
+    .option('--upstreams-file <file>', UPSTREAMS_FILE_HELP)
     .option('--db <file>', 'SQLite database (default: $POLAR_DB or ./polar.db); a restart on it resumes every unfinished batch')
     .option('--token <token>', 'bearer token of the API (default: $POLAR_SERVE_TOKEN, else generated and printed to stderr)')
     .option('--model <name>', 'served model to sample (required when the upstream lists several)')
