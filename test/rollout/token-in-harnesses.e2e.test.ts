@@ -1,4 +1,4 @@
-// Token-in mode with the four real harness CLIs in real containers: a scripted session of 9 shell
+// Token-in mode with the four real harness CLIs in real containers: a scripted session of 10 shell
 // tool-call turns (reasoning, non-ASCII arguments, content before some calls) from the drifting
 // simulator (non-canonical JSON, text before tool calls, empty think blocks). Chat mode: the drift is
 // measured and reported, not zero. Token-in mode: the main lineage is one prefix_merging row, every
@@ -73,7 +73,10 @@ describe.skipIf(runtime === undefined)('token-in mode with real harness CLIs (Do
       { runtime: runtime as ContainerRuntime, store, cacheDir: resolveCacheDir(), signal: new AbortController().signal, emit: () => undefined },
     );
 
-  /** The session's calls after the harness finished its 9 tool turns and the final answer. */
+  /**
+   * The session's calls once the harness finished its tool turns and the final answer: 10, or 9 for Qwen
+   * Code, whose first request already holds an assistant turn (the scripted policy counts them).
+   */
   const finishedSession = async (harness: string, toolFormat: ToolFormat, tokenIn: boolean) => {
     const { run, counts } = await rollout(harness, toolFormat, tokenIn);
     expect(counts).toEqual({ completed: 1 });

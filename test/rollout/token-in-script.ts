@@ -1,4 +1,4 @@
-// The scripted session of the token-in e2e test and bench: 9 shell tool-call turns on the example task
+// The scripted session of the token-in e2e test and bench: 10 shell tool-call turns on the example task
 // (through `$shell`, the harness's own shell tool), then a final answer; with reasoning, non-ASCII
 // arguments and content before some calls. TOKEN_IN_DRIFT makes the simulator sample like a model.
 import type { PolicyScript } from '../../src/upstream/sim/policies/scripted.js';
@@ -16,6 +16,7 @@ const COMMANDS = [
   'python3 -m unittest -v 2>&1 | tail -n 3',
   'git diff --stat',
   'echo "fertig ✓"',
+  'python3 -c "import calc; print(calc.add(2, 3))"',
 ];
 
 export function tokenInScript(): PolicyScript {
