@@ -9,10 +9,11 @@ import { mergeRatio } from './merge-ratio.js';
 import { pipelineBusy } from './pipeline-busy.js';
 import { storageGrowth } from './storage-growth.js';
 import { startUpTime } from './start-up-time.js';
+import { tokenIn } from './token-in.js';
 import { viewerSpeed } from './viewer-speed.js';
 
 /** Add new benchmarks here; each lives in its own file and returns its table text. */
-const BENCHMARKS: Benchmark[] = [startUpTime, gatewayOverhead, pipelineBusy, evalTiming, mergeRatio, storageGrowth, exportThroughput, viewerSpeed];
+const BENCHMARKS: Benchmark[] = [startUpTime, gatewayOverhead, pipelineBusy, evalTiming, mergeRatio, storageGrowth, exportThroughput, viewerSpeed, tokenIn];
 
 process.once('exit', releaseAll);
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
