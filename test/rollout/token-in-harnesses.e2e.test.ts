@@ -64,6 +64,7 @@ describe.skipIf(runtime === undefined)('token-in mode with real harness CLIs (Do
     runRollout(
       {
         harness,
+        runName: `${harness}-${toolFormat}-${tokenIn ? 'token-in' : 'chat'}`,
         datasetPath: EXAMPLE_DATASET,
         upstream: `sim:scripted:${scriptFile}?tool-format=${toolFormat}&drift=${TOKEN_IN_DRIFT}`,
         samples: 1,
