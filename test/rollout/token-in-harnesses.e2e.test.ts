@@ -3,6 +3,7 @@
 // simulator (non-canonical JSON, text before tool calls, empty think blocks). Chat mode: the drift is
 // measured and reported, not zero. Token-in mode: the main lineage is one prefix_merging row, every
 // turn's context is exactly the tokens sampled before it, and the fidelity check passes.
+// Sequential: running both modes at once doubled the wall time on a loaded 2-core machine.
 // CI budget: one tool format per harness, alternating (pi, claude-code: hermes; codex, qwen-code:
 // qwen3_coder); the bench (test/bench/token-in.ts) covers both formats for every harness.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -89,20 +90,21 @@ describe.skipIf(runtime === undefined)('token-in mode with real harness CLIs (Do
     return { run, session: session!, calls };
   };
 
-  /** Chat mode: the drift is measured (prefix_merging) and reported (`polar runs show`), not zero. */
-  const expectDriftReported = ({ run, session, calls }: Awaited<ReturnType<typeof finishedSession>>): void => {
+  it.each(CASES)('%s (%s), chat mode: drift is measured and reported, not zero', async (harness, toolFormat) => {
+    const { run, session, calls } = await finishedSession(harness, toolFormat, false);
     expect(calls.every((call) => call.mode === 'chat' && call.tokenInFallback === undefined)).toBe(true);
     const build = buildPrefixMerging(session.id, calls.map(toTrajectoryCall));
     expect(build.diagnostics.drift.continuationsWithDrift).toBeGreaterThan(0);
     expect(build.diagnostics.drift.driftTokens).toBeGreaterThan(0);
     expect(build.rows.length).toBeGreaterThan(1);
+    // What `polar runs show` prints.
     const stats = computeMergeStatistics(store, run.id);
     expect(stats.drift.continuationsWithDrift).toBe(build.diagnostics.drift.continuationsWithDrift);
     expect(formatMergeStatistics(stats).join('\n')).toMatch(/measured drift: [1-9]\d* of \d+ call\(s\) continuing a lineage/);
-  };
+  });
 
-  /** Token-in mode: one main row, every turn conditioned on exactly the tokens sampled before it, fidelity holds. */
-  const expectOneExactRow = ({ session, calls }: Awaited<ReturnType<typeof finishedSession>>): void => {
+  it.each(CASES)('%s (%s), token-in mode: the main lineage is one row, each turn conditioned on exactly the sampled tokens', async (harness, toolFormat) => {
+    const { session, calls } = await finishedSession(harness, toolFormat, true);
     const trajectory = calls.map(toTrajectoryCall);
     const build = buildPrefixMerging(session.id, trajectory);
     expect(verifyTrajectory(trajectory, build)).toEqual([]);
@@ -117,14 +119,7 @@ describe.skipIf(runtime === undefined)('token-in mode with real harness CLIs (Do
       const before = [...mainCalls[i - 1]!.capture.promptTokenIds!, ...mainCalls[i - 1]!.capture.tokenIds!];
       expect(call.capture.promptTokenIds!.slice(0, before.length)).toEqual(before);
     }
-    // Nothing drifted: no split, no re-rendered context.
+    // Nothing drifted in the main lineage: no split, no re-rendered context.
     expect(build.diagnostics.drift.driftTokens).toBe(0);
-  };
-
-  // Both modes of a harness run at once: the wall time is mostly the harness CLIs waiting, not CPU.
-  it.each(CASES)('%s (%s): chat mode drifts, measured and reported; token-in mode is one main row conditioned on exactly the sampled tokens', async (harness, toolFormat) => {
-    const [chat, tokenIn] = await Promise.all([finishedSession(harness, toolFormat, false), finishedSession(harness, toolFormat, true)]);
-    expectDriftReported(chat);
-    expectOneExactRow(tokenIn);
   });
 });
