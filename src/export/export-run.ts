@@ -5,7 +5,7 @@ import type { RunRow } from '../store/run-repository.js';
 import type { StoredCall } from '../store/stored-call.js';
 import { buildPrefixMerging } from '../trajectory/build-prefix-merging.js';
 import { buildTrajectory } from '../trajectory/build-trajectory.js';
-import { lineageByCall } from '../trajectory/lineage.js';
+import { labelSideCalls, lineageByCall } from '../trajectory/lineage.js';
 import type { AdvantageEstimator, StdKind } from '../trajectory/compute-advantages.js';
 import type { BuilderOptions } from '../trajectory/trajectory-call.js';
 import type { TrajectoryBuild, TrajectoryBuilderName, TrajectoryRow } from '../trajectory/trajectory-row.js';
@@ -19,6 +19,7 @@ import { shapeSftRecord } from './shape-sft-record.js';
 import { shapeSwebenchPrediction } from './shape-swebench-prediction.js';
 import { toJsonlLine } from './to-jsonl-line.js';
 import { toTrajectoryCall } from './to-trajectory-call.js';
+import { requestSideCallKind } from './request-side-call-kind.js';
 
 export interface ExportRunOptions {
   /** Run name or id. */
@@ -193,6 +194,11 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
   countCalls(summary, build, stored.length);
   const scored = plan.advantage!;
   const lineages = lineageByCall(context.builder === 'prefix_merging' ? build : buildPrefixMerging(session.id, stored.map(toTrajectoryCall), options.builderOptions));
+  // Title, quota and summary calls: only the first call of each non-main lineage is read with its request.
+  labelSideCalls(new Set(lineages.values()), (callId) => {
+    const call = byId.get(callId);
+    return requestSideCallKind(call?.raw ? call : store.calls.get(callId, { withRaw: true }));
+  });
   const weights = options.lineageWeights ?? DEFAULT_LINEAGE_WEIGHTS;
   const rowLineage = (row: (typeof build.rows)[number]) => lineages.get(row.callIds[0]!) ?? null;
   const rowsPerLineage = new Map<number, number>();

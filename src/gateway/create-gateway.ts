@@ -23,6 +23,7 @@ import { readRequestBody, RequestBodyTimeoutError, RequestTooLargeError } from '
 import { redactPath } from './redact-path.js';
 import { checkEndpointKey, type SessionEndpoint } from './session-endpoint.js';
 import { SessionLimiter } from './session-limiter.js';
+import type { TokenInHistory } from './token-in/rebuild-lineages.js';
 import { TokenInSessions } from './token-in/token-in-sessions.js';
 import type { ToolFormat } from '../model-format/format-types.js';
 import { sendEmpty, sendError, sendJson } from './send-json.js';
@@ -77,6 +78,11 @@ export interface GatewayOptions {
   toolFormat?: ToolFormat;
   /** The trainer's policy version calls are recorded with until a resume sets another (default 0). */
   policyVersion?: number;
+  /**
+   * Token-in mode: a session's committed calls, read when the gateway first sees the session (after a
+   * restart, or once evicted from memory) to rebuild its lineages. Without it such a call falls back once.
+   */
+  tokenInHistory?: TokenInHistory;
 }
 
 export interface Gateway {
@@ -121,7 +127,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const limiter = new SessionLimiter(options.maxConcurrentPerSession ?? DEFAULT_MAX_CONCURRENT_PER_SESSION);
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT;
   const tokenIn = options.tokenIn === true
-    ? { sessions: new TokenInSessions(), toolFormat: options.toolFormat, maxModelLen: options.profile?.maxModelLen ?? null }
+    ? { sessions: new TokenInSessions(undefined, undefined, options.tokenInHistory), toolFormat: options.toolFormat, maxModelLen: options.profile?.maxModelLen ?? null }
     : undefined;
 
   const handlerFor = (endpoint?: SessionEndpoint) => (req: IncomingMessage, res: ServerResponse): void => {

@@ -291,7 +291,7 @@ async function execute(
     sampling: options.sampling ?? DEFAULT_ROLLOUT_SAMPLING,
     ...(options.maxTokensCap !== undefined ? { maxTokensCap: options.maxTokensCap } : {}),
     ...(options.upstreamTimeoutSeconds !== undefined ? { upstreamTimeoutMs: options.upstreamTimeoutSeconds * 1000 } : {}),
-    ...(options.tokenIn === true ? { tokenIn: true, toolFormat: options.toolFormat } : {}),
+    ...(options.tokenIn === true ? { tokenIn: true, toolFormat: options.toolFormat, tokenInHistory: (id: number) => store.calls.listBySession(id) } : {}),
     ...(context.policyVersion !== undefined ? { policyVersion: context.policyVersion } : {}),
   });
   context.onGateway?.(gateway);

@@ -31,21 +31,25 @@ export type SamplingValues = CallSamplingValues;
  * Builds the upstream body. Contract: every request asks for `logprobs` and `return_token_ids`;
  * streaming requests also ask for usage so the capture can be checked against it.
  *
- * System messages are merged into one leading system message: Qwen chat templates only accept a
- * system turn first (Qwen3.5 raises otherwise), and Claude Code sends a second `role:"system"`
- * message inside `messages`. The client's raw request is stored unchanged next to this body.
+ * The system messages before the first turn are merged into one leading system message: Qwen chat
+ * templates only accept a system turn first (Qwen3.5 raises otherwise). A system message inside the
+ * conversation (Claude Code sends `role:"system"` reminders after tool results, and keeps them there in
+ * later calls) becomes a user turn in place: merging it into the leading system prompt would rewrite
+ * the start of a context the model already conditioned on, splitting the row (and token-in lineages).
+ * The client's raw request is stored unchanged next to this body.
  */
 export function buildUpstreamRequest(
   request: CanonicalRequest,
   options: UpstreamRequestOptions,
 ): ChatCompletionRequestWire {
-  const systemText = request.messages
-    .filter((message) => message.role === 'system')
-    .map((message) => message.content)
+  const leading = request.messages.findIndex((message) => message.role !== 'system');
+  const leadingSystem = leading === -1 ? request.messages : request.messages.slice(0, leading);
+  const systemText = leadingSystem
+    .map((message) => (message.role === 'system' ? message.content : ''))
     .filter((text) => text.length > 0)
     .join('\n\n');
   const messages: ChatMessageWire[] = systemText ? [{ role: 'system', content: systemText }] : [];
-  for (const message of request.messages) {
+  for (const message of request.messages.slice(leadingSystem.length)) {
     const wire = convertMessage(message, options.reasoningField ?? 'reasoning');
     if (wire) messages.push(wire);
   }
@@ -132,7 +136,7 @@ function clampMaxTokens(requested: number | undefined, cap: number | undefined):
 function convertMessage(message: CanonicalMessage, reasoningField: 'reasoning' | 'reasoning_content'): ChatMessageWire | undefined {
   switch (message.role) {
     case 'system':
-      return undefined; // merged into the leading system message
+      return { role: 'user', content: message.content }; // inside the conversation (leading ones are merged)
     case 'user':
       return { role: 'user', content: convertContent(message.content) };
     case 'assistant':

@@ -12,6 +12,7 @@ import { serveAsync } from './serve-async.js';
 import { soak } from './soak.js';
 import { storageGrowth } from './storage-growth.js';
 import { startUpTime } from './start-up-time.js';
+import { tokenIn } from './token-in.js';
 import { viewerSpeed } from './viewer-speed.js';
 
 /** Add new benchmarks here; each lives in its own file and returns its table text. */
@@ -27,6 +28,7 @@ const BENCHMARKS: Benchmark[] = [
   viewerSpeed,
   soak,
   serveAsync,
+  tokenIn,
 ];
 
 process.once('exit', releaseAll);

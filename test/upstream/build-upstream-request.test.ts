@@ -19,16 +19,18 @@ describe('buildUpstreamRequest', () => {
     expect(body.messages).toEqual([{ role: 'user', content: 'hi' }]);
   });
 
-  it('merges system messages (also those inside the conversation) into one leading system turn', () => {
+  it('merges the leading system messages into one system turn; one inside the conversation stays in place as a user turn', () => {
     const body = buildUpstreamRequest(
       request([
         { role: 'system', content: 'A' },
+        { role: 'system', content: 'A2' },
         { role: 'user', content: [{ type: 'text', text: 'q' }] },
         { role: 'system', content: 'B' },
       ]),
       { model: 'm' },
     );
-    expect(body.messages).toEqual([{ role: 'system', content: 'A\n\nB' }, { role: 'user', content: 'q' }]);
+    // A reminder later in the conversation must not rewrite the system prompt the model already saw.
+    expect(body.messages).toEqual([{ role: 'system', content: 'A\n\nA2' }, { role: 'user', content: 'q' }, { role: 'user', content: 'B' }]);
   });
 
   it.each([

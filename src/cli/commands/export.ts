@@ -39,7 +39,7 @@ export function registerExportCommand(program: Command): void {
     .option('--min-reward <r>', 'sft: smallest reward of an accepted session', parseReward, 1)
     .option('--sample <k>', 'swebench-predictions: which sample of each task', parseIntegerOption('--sample', 0), 0)
     .option('--model-name <name>', 'swebench-predictions: model_name_or_path (default polar/<run>)')
-    .option('--lineage-weights <spec>', 'loss weight per lineage kind, shared by its rows (main, sub-agent, side)', parseLineageWeights, DEFAULT_LINEAGE_WEIGHTS)
+    .option('--lineage-weights <spec>', 'loss weight per lineage kind, shared by its rows (main, sub-agent, side, title, quota, summary)', parseLineageWeights, DEFAULT_LINEAGE_WEIGHTS)
     .option('--allow-mixed', 'export a run whose sessions mix the simulator and a real upstream')
     .action(async (flags: ExportFlags) => (await import('./export-action.js')).exportJsonlAction(flags));
 }

@@ -55,6 +55,7 @@ export async function proxyAction(options: ProxyOptions): Promise<void> {
     recordUpstreamResponse: options.recordUpstreamResponse,
     tokenIn: options.tokenIn === true,
     toolFormat,
+    tokenInHistory: (id) => store.calls.listBySession(id),
     sampling,
     profile,
     nonStreamingUpstream: options.nonStreamingUpstream,

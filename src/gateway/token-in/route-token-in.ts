@@ -2,12 +2,12 @@
 import { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import type { CallRecord } from '../../capture/call-record.js';
-import type { FormatMessage, FormatTool, ParsedModelOutput, ParseOptions, ToolFormat } from '../../model-format/format-types.js';
-import type { CanonicalResponse } from '../../providers/canonical.js';
+import type { FormatMessage, FormatTool, ParseOptions, ToolFormat } from '../../model-format/format-types.js';
 import { readBody, type UpstreamClient, type UpstreamResponse } from '../../upstream/upstream-client.js';
 import type { ChatCompletionRequestWire } from '../../upstream/vllm-api-types.js';
 import { completionToChat, CompletionStreamToChat, type CompletionWire } from './completion-to-chat.js';
 import type { CallMode, TokenInFallback } from './token-in-fallback.js';
+import { parsedTurn } from './parsed-turn.js';
 import { extendLineage, planTokenIn, type TokenInLineage } from './token-in-lineages.js';
 import type { TokenInSessions } from './token-in-sessions.js';
 
@@ -101,16 +101,6 @@ async function adapt(response: UpstreamResponse, stream: boolean, options: Parse
     text = raw.toString('utf8'); // the relay reports it as not a chat.completion
   }
   return { ...response, body: Readable.from([Buffer.from(text)]) as unknown as IncomingMessage };
-}
-
-/** What the model said, from the relays' parsed answer. */
-function parsedTurn(response: CanonicalResponse): ParsedModelOutput {
-  const join = (kind: 'text' | 'reasoning'): string | null => {
-    const parts = response.content.filter((part) => part.type === kind).map((part) => (part as { text: string }).text);
-    return parts.length > 0 ? parts.join('') : null;
-  };
-  const toolCalls = response.content.flatMap((part) => (part.type === 'tool-call' ? [{ name: part.name, arguments: part.arguments }] : []));
-  return { reasoning: join('reasoning'), content: join('text'), toolCalls, toolCallsFinish: toolCalls.length > 0 };
 }
 
 /**

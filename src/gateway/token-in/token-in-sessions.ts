@@ -1,4 +1,6 @@
-// The gateway's open token-in lineages per session, in memory and bounded (oldest sessions and lineages go first).
+// The gateway's open token-in lineages per session, in memory and bounded (oldest sessions and lineages go
+// first); a session not in memory (gateway restarted, session evicted) is rebuilt from its committed calls.
+import { rebuildLineages, type TokenInHistory } from './rebuild-lineages.js';
 import type { TokenInLineage } from './token-in-lineages.js';
 
 export class TokenInSessions {
@@ -7,15 +9,17 @@ export class TokenInSessions {
   constructor(
     private readonly maxSessions = 256,
     readonly maxLineagesPerSession = 8,
+    /** The session's committed calls; without it a session not in memory starts with no lineage. */
+    private readonly history?: TokenInHistory,
   ) {}
 
-  /** The session's lineages (created empty); marks the session as recently used. */
+  /** The session's lineages (rebuilt from its history, or empty, on first use); marks the session as recently used. */
   lineages(sessionId: number): TokenInLineage[] {
     let lineages = this.sessions.get(sessionId);
     if (lineages) {
       this.sessions.delete(sessionId);
     } else {
-      lineages = [];
+      lineages = this.history ? rebuildLineages(this.history(sessionId), this.maxLineagesPerSession) : [];
       while (this.sessions.size >= this.maxSessions) {
         const oldest = this.sessions.keys().next().value;
         if (oldest === undefined) break;

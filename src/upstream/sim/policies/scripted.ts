@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../../../errors.js';
-import { countAssistantTurns, type Policy, type PolicyTurn } from '../policy.js';
+import { countAssistantTurns, isErrorTurn, type Policy, type PolicyTurn } from '../policy.js';
+import type { SimChatRequest } from '../sim-request.js';
+import { findShellTool, shellCall } from './shell-tool.js';
 
 const toolCall = z.object({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) });
 const turn = z.union([
@@ -63,5 +65,25 @@ export function loadPolicyScript(file: string): PolicyScript {
  */
 export function scriptedPolicy(scriptOrFile: PolicyScript | string): Policy {
   const loaded = typeof scriptOrFile === 'string' ? loadPolicyScript(scriptOrFile) : scriptOrFile;
-  return (request) => loaded.turns[countAssistantTurns(request)] ?? loaded.final ?? SCRIPT_EXHAUSTED_TURN;
+  return (request) => resolveShellCalls(loaded.turns[countAssistantTurns(request)] ?? loaded.final ?? SCRIPT_EXHAUSTED_TURN, request);
+}
+
+/** The tool name that stands for the harness's own shell tool, so one script drives every harness. */
+export const SHELL_TOOL_PLACEHOLDER = '$shell';
+
+/**
+ * Replaces `$shell` calls (arguments `{ "command": ..., ...extra }`) by a call of the shell tool the
+ * request declares (codex `exec_command` with `cmd`, Claude Code `Bash`, Qwen Code `run_shell_command`, Pi
+ * `bash`), its required parameters filled. A request without a shell tool gets a text turn saying so.
+ */
+function resolveShellCalls(turn: PolicyTurn, request: SimChatRequest): PolicyTurn {
+  if (isErrorTurn(turn) || !turn.toolCalls?.some((call) => call.name === SHELL_TOOL_PLACEHOLDER)) return turn;
+  const shell = findShellTool(request.tools ?? []);
+  if (shell === undefined) return { content: `scripted: the request declares no shell tool for ${SHELL_TOOL_PLACEHOLDER}.` };
+  const toolCalls = turn.toolCalls.map((call) => {
+    if (call.name !== SHELL_TOOL_PLACEHOLDER) return call;
+    const { command, ...extra } = call.arguments;
+    return shellCall(shell, String(command ?? ''), extra);
+  });
+  return { ...turn, toolCalls };
 }
