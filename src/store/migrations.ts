@@ -172,7 +172,7 @@ ALTER TABLE calls ADD COLUMN fallback_detail TEXT;
 `,
   },
   {
-    name: 'genctl: the policy version each call was sampled with',
+    name: 'the policy version each call was sampled with',
     sql: `
 -- The trainer's policy version in force when the call was sent upstream (polar serve's pause/resume
 -- around a weight sync); NULL for calls recorded before versions were stored.
@@ -180,7 +180,7 @@ ALTER TABLE calls ADD COLUMN policy_version INTEGER;
 `,
   },
   {
-    name: 'serve: rollout batches submitted to polar serve and their completed groups',
+    name: 'rollout batches submitted to polar serve and their completed groups',
     sql: `
 -- A batch submitted to \`polar serve\` (POST /v1/rollouts); it runs as the run named run_name.
 CREATE TABLE batches (
@@ -219,7 +219,7 @@ CREATE TABLE serve_state (
 `,
   },
   {
-    name: 'scale: covering index of per-session call totals',
+    name: 'covering index of per-session call totals',
     sql: `
 -- Per-session call totals (runs show, runs list, export plans, rollout scheduling) read from this index alone:
 -- summing prompt_tokens over the call rows walked every row's blob overflow pages (~2 ms per 30-call session).
@@ -227,7 +227,7 @@ CREATE INDEX calls_totals ON calls(session_id, seq, status, http_status, prompt_
 `,
   },
   {
-    name: 'view2: indexes for the viewer\'s run pages (sessions of a run by status, reward, last update)',
+    name: 'indexes for the viewer\'s run pages (sessions of a run by status, reward, last update)',
     sql: `
 -- polar view sorts, filters and counts a run's sessions; with 10,000 sessions these keep each page one index range.
 CREATE INDEX sessions_by_run_status ON sessions(run_id, status);
@@ -236,7 +236,7 @@ CREATE INDEX sessions_by_run_updated ON sessions(run_id, updated_at);
 `,
   },
   {
-    name: 'replicas: which upstream replica served each call',
+    name: 'which upstream replica served each call',
     sql: `
 -- The base URL of the upstream replica the call was sent to (NULL: nothing was sent, or recorded before replicas).
 ALTER TABLE calls ADD COLUMN upstream_replica TEXT;
