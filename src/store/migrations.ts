@@ -227,19 +227,19 @@ CREATE INDEX calls_totals ON calls(session_id, seq, status, http_status, prompt_
 `,
   },
   {
+    name: 'which upstream replica served each call',
+    sql: `
+-- The base URL of the upstream replica the call was sent to (NULL: nothing was sent, or recorded before replicas).
+ALTER TABLE calls ADD COLUMN upstream_replica TEXT;
+`,
+  },
+  {
     name: 'indexes for the viewer\'s run pages (sessions of a run by status, reward, last update)',
     sql: `
 -- polar view sorts, filters and counts a run's sessions; with 10,000 sessions these keep each page one index range.
 CREATE INDEX sessions_by_run_status ON sessions(run_id, status);
 CREATE INDEX sessions_by_run_reward ON sessions(run_id, reward);
 CREATE INDEX sessions_by_run_updated ON sessions(run_id, updated_at);
-`,
-  },
-  {
-    name: 'which upstream replica served each call',
-    sql: `
--- The base URL of the upstream replica the call was sent to (NULL: nothing was sent, or recorded before replicas).
-ALTER TABLE calls ADD COLUMN upstream_replica TEXT;
 `,
   },
 ];

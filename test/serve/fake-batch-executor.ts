@@ -33,7 +33,7 @@ export function createFakeExecutor(store: Store): FakeExecutor {
         for (let sample = 0; sample < options.samples; sample += 1) store.runs.addSession(run.id, task.id, sample, true);
       }
     }
-    context.onGateway?.({ activity: () => ({ wallMs: 1, busyMs: 0, inFlightMs: 0, busyFraction: 0, meanInFlight: 0, requests: 0 }) } as never);
+    context.onGateway?.({ replicas: () => [], activity: () => ({ wallMs: 1, busyMs: 0, inFlightMs: 0, busyFraction: 0, meanInFlight: 0, requests: 0 }) } as never);
     for (const session of store.runs.sessions(run.id)) {
       if (session.stage === 'done') continue;
       if (context.signal.aborted) break;

@@ -44,7 +44,7 @@ describe('openViewStore and the viewer indexes', () => {
     const dbPath = seeded();
     const db = new Database(dbPath);
     for (const name of VIEW_INDEXES) db.exec(`DROP INDEX ${name}`);
-    const behind = MIGRATIONS.findIndex((migration) => migration.name.startsWith('view2:'));
+    const behind = MIGRATIONS.findIndex((migration) => migration.name.startsWith('indexes for the viewer'));
     expect(behind).toBeGreaterThan(0);
     db.pragma(`user_version = ${behind}`);
     db.close();
