@@ -26,7 +26,7 @@ interface Harness {
   call(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string; headers: Headers }>;
 }
 
-async function start(options: { dir?: string; maxStaleness?: number; maxBodyBytes?: number; hold?: boolean } = {}): Promise<Harness> {
+async function start(options: { dir?: string; maxStaleness?: number; maxBodyBytes?: number; hold?: boolean; upstreams?: string[] } = {}): Promise<Harness> {
   const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), 'polar-serve-'));
   if (options.dir === undefined) cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const store = openStore(path.join(dir, 'polar.db'));
@@ -36,7 +36,7 @@ async function start(options: { dir?: string; maxStaleness?: number; maxBodyByte
     store,
     runtime: {} as never,
     cacheDir: dir,
-    upstreams: ['sim:oracle'],
+    upstreams: options.upstreams ?? ['sim:oracle'],
     workDir: path.join(dir, 'work'),
     executor: fake.executor,
     requireInstalled: false,
@@ -250,6 +250,15 @@ describe('polar serve HTTP API', () => {
     expect((await h.call('GET', '/v1/status')).json.generation.stale_waiting).toBe(0);
   });
 
+  it('runs a batch over every replica: the first upstream plus the others as replicas, all listed in /v1/status', async () => {
+    const h = await start({ upstreams: ['http://127.0.0.1:9/v1', 'http://127.0.0.1:10/v1', 'sim:oracle'] });
+    const before = (await h.call('GET', '/v1/status')).json;
+    expect(before.replicas.map((replica: { url: string }) => replica.url)).toEqual(['http://127.0.0.1:9/v1', 'http://127.0.0.1:10/v1', 'sim:oracle']);
+    const { json } = await h.call('POST', '/v1/rollouts', submitBody());
+    await until(async () => ((await h.call('GET', `/v1/rollouts/${json.id}`)).json.status === 'finished' ? true : undefined));
+    expect(h.fake.starts).toMatchObject([{ upstream: 'http://127.0.0.1:9/v1', replicas: ['http://127.0.0.1:10/v1', 'sim:oracle'] }]);
+  });
+
   it('sends server-sent events of batches, sessions and groups', async () => {
     const h = await start();
     const controller = new AbortController();
@@ -321,7 +330,8 @@ describe('polar serve HTTP API', () => {
       return got.json.status === 'finished' ? got.json : undefined;
     });
     expect(done.sessions).toMatchObject({ total: 4, done: 4 });
-    expect(second.fake.starts).toEqual([{ runName: `serve-${json.id}`, resume: true }]);
+    expect(second.fake.starts).toMatchObject([{ runName: `serve-${json.id}`, resume: true }]);
+    expect(second.fake.starts).toHaveLength(1);
     const all = new Map([...first.fake.runs, ...second.fake.runs].map(([id]) => [id, (first.fake.runs.get(id) ?? 0) + (second.fake.runs.get(id) ?? 0)]));
     expect([...all.values()]).toEqual([1, 1, 1, 1]);
   });
