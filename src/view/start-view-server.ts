@@ -8,7 +8,10 @@ export interface ViewServerOptions extends ViewAppOptions {
   dbPath: string;
   port: number;
   host: string;
-  /** Load the built-in tokenizer right after listening (default true; it blocks the event loop about a second). */
+  /**
+   * Load the built-in tokenizer once the first page has been answered (default true; it blocks the event loop
+   * about a second, so doing it at start would delay the first page instead of the first token view).
+   */
   warmUpTokenizer?: boolean;
 }
 
@@ -26,8 +29,11 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       const started = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, () => resolve(started));
       started.once('error', reject);
     });
-    // The tokenizer loads synchronously once; do it right after listening rather than on the first token view.
-    if (options.warmUpTokenizer !== false) setTimeout(warmUp, 50).unref();
+    // The tokenizer loads synchronously once: after the first answer has gone out (the runs list a person
+    // opens first stays instant), rather than on the first token view.
+    if (options.warmUpTokenizer !== false) {
+      server.once('request', (_request, response) => response.once('finish', () => setTimeout(warmUp, 20).unref()));
+    }
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     return {
