@@ -31,15 +31,8 @@ export interface BatchGroupRow {
   callbackLastError: string | null;
 }
 
-export interface NewBatch {
-  id: string;
-  runName: string;
-  idempotencyKey: string | null;
-  requestHash: string;
-  request: Record<string, unknown>;
-  policyVersion: number;
-  callbackUrl: string | null;
-}
+/** A batch as submitted: the store sets its status and times. */
+export type NewBatch = Omit<BatchRow, 'status' | 'statusReason' | 'createdAt' | 'finishedAt'>;
 
 export interface BatchRepository {
   create(input: NewBatch): BatchRow;
