@@ -4,10 +4,9 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callToJson } from '../../../src/cli/commands/sessions-actions.js';
+import { toTrajectoryCall } from '../../../src/export/to-trajectory-call.js';
 import type { ToolFormat } from '../../../src/model-format/format-types.js';
-import type { StoredCall } from '../../../src/store/stored-call.js';
 import { buildPrefixMerging } from '../../../src/trajectory/build-prefix-merging.js';
-import type { TrajectoryCall } from '../../../src/trajectory/trajectory-call.js';
 import { verifyTrajectory } from '../../../src/trajectory/verify-trajectory.js';
 import type { Policy } from '../../../src/upstream/sim/policy.js';
 import { REALISTIC_DRIFT } from '../../../src/upstream/sim/sim-drift.js';
@@ -74,18 +73,6 @@ async function anthropicSession(s: GatewayStack, stream: boolean): Promise<void>
   }
 }
 
-function trajectoryCalls(calls: readonly StoredCall[]): TrajectoryCall[] {
-  return calls.map((call) => ({
-    id: call.id,
-    seq: call.seq,
-    status: call.status,
-    promptTokenIds: call.capture.promptTokenIds,
-    tokenIds: call.capture.tokenIds,
-    logprobs: call.capture.logprobs,
-    finishReason: call.capture.finishReason,
-    response: call.response,
-  }));
-}
 
 function expectOneFaithfulRow(s: GatewayStack): void {
   const calls = s.store.calls.listBySession(s.sessionId);
@@ -96,7 +83,7 @@ function expectOneFaithfulRow(s: GatewayStack): void {
     expect(call.mode).toBe('token_in');
     expect(call.tokenInFallback).toBeUndefined();
   }
-  const trajectory = trajectoryCalls(calls);
+  const trajectory = calls.map(toTrajectoryCall);
   const build = buildPrefixMerging(s.sessionId, trajectory);
   expect(build.rows).toHaveLength(1);
   expect(verifyTrajectory(trajectory, build)).toEqual([]);
@@ -139,7 +126,7 @@ describe('token-in mode through the gateway', () => {
     await openaiSession(s, false);
     const calls = s.store.calls.listBySession(s.sessionId);
     expect(calls.every((call) => call.mode === 'chat' && call.tokenInFallback === undefined)).toBe(true);
-    const build = buildPrefixMerging(s.sessionId, trajectoryCalls(calls));
+    const build = buildPrefixMerging(s.sessionId, calls.map(toTrajectoryCall));
     expect(build.rows.length).toBeGreaterThan(1);
     expect(build.diagnostics.drift.continuationsWithDrift).toBeGreaterThan(0);
   });
@@ -153,7 +140,7 @@ describe('token-in mode through the gateway', () => {
     expect(calls).toHaveLength(TURNS + 1);
     expect(calls.map((call) => call.mode)).toEqual(['chat', 'token_in', 'token_in', 'chat', ...Array(TURNS - 3).fill('token_in')]);
     expect(calls[3]!.tokenInFallback?.reason).toBe('no-lineage');
-    const trajectory = trajectoryCalls(calls);
+    const trajectory = calls.map(toTrajectoryCall);
     const build = buildPrefixMerging(s.sessionId, trajectory);
     expect(build.rows).toHaveLength(2);
     expect(build.rows.map((row) => row.callIds.length).sort()).toEqual([1, TURNS]);
