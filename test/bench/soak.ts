@@ -16,14 +16,15 @@ import type { StoredCall } from '../../src/store/stored-call.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /**
- * Allowed growth of the gateway's open fds between the first and the last part of the run: each session in
- * flight holds up to two keep-alive sockets (client → gateway, gateway → upstream) that open and close with
- * the load (a 60-second run measured 20 at 64 sessions), so the noise is bounded by the concurrency. A leak
- * grows with every call or session instead: thousands of calls and hundreds of sessions per minute here.
+ * Allowed growth of the gateway's open fds between two idle moments (after warm-up and at the end): with no
+ * request in flight and the keep-alive sockets timed out, what stays open is the store, its worker and the
+ * listening sockets. A leak grows with every call or session instead: thousands of calls and hundreds of
+ * sessions per minute here. (Sampling under load is no use: each session in flight holds up to two
+ * keep-alive sockets that open and close with the load, so counts swing by the concurrency.)
  */
-export function fdNoise(sessions: number): number {
-  return Math.max(4, Math.ceil(sessions / 2));
-}
+export const FD_SLACK = 4;
+/** How long an idle gateway is watched for its keep-alive sockets to close (client 4 s, simulator 5 s). */
+const IDLE_WATCH_MS = 12_000;
 
 export interface SoakOptions {
   durationMs: number;
@@ -34,7 +35,7 @@ export interface SoakOptions {
   thinkMs: number;
   firstTokenMs: number;
   perTokenMs: number;
-  /** RSS and fd samples taken before this fraction of the run are warm-up. */
+  /** The load stops for an idle fd count after this fraction of the run; RSS samples before it are warm-up. */
   warmupFraction: number;
   sampleEveryMs: number;
   log?(line: string): void;
@@ -52,11 +53,12 @@ export interface SoakResult {
   lost: string[];
   samples: ProcessSample[];
   /**
-   * Medians over the first fifth of the samples after warm-up, and their growth to the medians over
-   * the last fifth of the load.
+   * Median RSS over the last samples of the warm-up load, and its growth to the median over the last samples
+   * of the load (a fifth of the steady part each).
    */
   rssAfterWarmup: number;
   rssGrowth: number;
+  /** Fewest open fds of the idle gateway after warm-up, and their growth to the idle count at the end. */
   fdsAfterWarmup: number;
   fdGrowth: number;
   sessionsRun: number;
@@ -119,32 +121,48 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const failures: string[] = [];
     const samples: ProcessSample[] = [];
     const started = Date.now();
-    const until = started + options.durationMs;
     let sessionsRun = 0;
     const sampler = setInterval(() => samples.push(sampleProcess(pid, Date.now() - started)), options.sampleEveryMs);
-    const worker = async (index: number): Promise<void> => {
-      // Spread the sessions' first calls over one think time: smooth arrivals, not a thundering herd.
-      await new Promise((resolve) => setTimeout(resolve, (index * Math.max(options.thinkMs, options.firstTokenMs)) / options.sessions));
-      while (Date.now() < until && failures.length === 0) {
-        const session = store.sessions.create({ label: `soak-${index}` });
-        sessionsRun += 1;
-        await runSoakSession({
-          gatewayUrl: gateway.url,
-          sessionId: session.id,
-          key: session.key,
-          turns: options.turns,
-          thinkMs: options.thinkMs,
-          streamFirst: index % 2 === 0,
-          until,
-          onSeen: (call) => seen.push(call),
-          onFailure: (message) => failures.push(message),
-        });
+    const runLoad = (until: number): Promise<void[]> => {
+      const worker = async (index: number): Promise<void> => {
+        // Spread the sessions' first calls over one think time: smooth arrivals, not a thundering herd.
+        await new Promise((resolve) => setTimeout(resolve, (index * Math.max(options.thinkMs, options.firstTokenMs)) / options.sessions));
+        while (Date.now() < until && failures.length === 0) {
+          const session = store.sessions.create({ label: `soak-${index}` });
+          sessionsRun += 1;
+          await runSoakSession({
+            gatewayUrl: gateway.url,
+            sessionId: session.id,
+            key: session.key,
+            turns: options.turns,
+            thinkMs: options.thinkMs,
+            streamFirst: index % 2 === 0,
+            until,
+            onSeen: (call) => seen.push(call),
+            onFailure: (message) => failures.push(message),
+          });
+        }
+      };
+      return Promise.all(Array.from({ length: options.sessions }, (_, index) => worker(index)));
+    };
+    // The fewest fds of the gateway while idle: keep-alive sockets close within the watch.
+    const idleFds = async (): Promise<number> => {
+      let fewest = Number.POSITIVE_INFINITY;
+      for (const watchUntil = Date.now() + IDLE_WATCH_MS; Date.now() < watchUntil; ) {
+        fewest = Math.min(fewest, sampleProcess(pid, Date.now() - started).fds);
+        await new Promise((resolve) => setTimeout(resolve, 500));
       }
+      return fewest;
     };
     const progress = setInterval(() => log(`soak: ${Math.round((Date.now() - started) / 1000)} s, ${seen.length} calls finished, rss ${formatNumber((samples.at(-1)?.rssBytes ?? 0) / 2 ** 20, 1)} MiB`), 30_000);
-    await Promise.all(Array.from({ length: options.sessions }, (_, index) => worker(index)));
-    clearInterval(progress);
+    await runLoad(started + options.warmupFraction * options.durationMs);
+    const warmupTo = Date.now() - started;
+    const fdsAfterWarmup = await idleFds();
+    await runLoad(Date.now() + (1 - options.warmupFraction) * options.durationMs);
+    const steadyTo = Date.now() - started;
     clearInterval(sampler);
+    const fdsAtEnd = await idleFds();
+    clearInterval(progress);
     samples.push(sampleProcess(pid, Date.now() - started));
     // kill -9: what the clients saw finish must already be committed.
     gateway.child.kill('SIGKILL');
@@ -161,22 +179,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       if (problem !== undefined) lost.push(problem);
     }
     store.close();
-    // Windows, not single samples: GC timing and keep-alive sockets make single samples noisy, a leak is a trend.
-    const steady = samples.filter((s) => s.atMs >= options.warmupFraction * options.durationMs && s.atMs <= options.durationMs);
-    const window = Math.max(1, Math.ceil(steady.length / 5));
-    const early = steady.slice(0, window);
-    const late = steady.slice(-window);
-    const rssAfterWarmup = median(early.map((s) => s.rssBytes));
-    const fdsAfterWarmup = median(early.map((s) => s.fds));
+    // Windows, not single samples: GC timing makes single RSS samples noisy, a leak is a trend. Both windows
+    // end a stretch of full load (the idle pause in between lets the heap shrink, so the start of the second
+    // stretch would flatter the growth).
+    const window = Math.max(1, Math.ceil(((1 - options.warmupFraction) * options.durationMs) / options.sampleEveryMs / 5));
+    const rssAfterWarmup = median(samples.filter((s) => s.atMs <= warmupTo).slice(-window).map((s) => s.rssBytes));
+    const rssAtEnd = median(samples.filter((s) => s.atMs <= steadyTo).slice(-window).map((s) => s.rssBytes));
     return {
       seen: seen.length,
       failures,
       lost,
       samples,
       rssAfterWarmup,
-      rssGrowth: median(late.map((s) => s.rssBytes)) / rssAfterWarmup - 1,
+      rssGrowth: rssAtEnd / rssAfterWarmup - 1,
       fdsAfterWarmup,
-      fdGrowth: median(late.map((s) => s.fds)) - fdsAfterWarmup,
+      fdGrowth: fdsAtEnd - fdsAfterWarmup,
       sessionsRun,
     };
   } finally {
@@ -197,7 +214,7 @@ export function renderSoakReport(options: SoakOptions, result: SoakResult): stri
       ['sessions run (64 in flight)', String(result.sessionsRun), ''],
       ['gateway RSS after warm-up / at the end / peak (MiB)', `${mib(result.rssAfterWarmup)} / ${mib(result.samples.at(-1)?.rssBytes ?? 0)} / ${mib(peak)}`, ''],
       ['RSS growth after warm-up', `${formatNumber(result.rssGrowth * 100, 1)}%`, '< 10%'],
-      ['open fds after warm-up / growth', `${result.fdsAfterWarmup} / ${result.fdGrowth}`, `growth <= ${fdNoise(options.sessions)} (keep-alive sockets come and go)`],
+      ['open fds of the idle gateway after warm-up / growth at the end', `${result.fdsAfterWarmup} / ${result.fdGrowth}`, `growth <= ${FD_SLACK}`],
     ],
   );
   const setup = `${options.sessions} sessions of up to ${options.turns} turns for ${formatNumber(options.durationMs / 60_000, 1)} min; simulator first token ${options.firstTokenMs} ms + ${options.perTokenMs} ms/token, ${options.thinkMs} ms agent time between calls; warm-up = first ${options.warmupFraction * 100}%.`;
@@ -215,7 +232,7 @@ export const soak: Benchmark = {
     };
     const result = await runSoak(options);
     const report = renderSoakReport(options, result);
-    if (result.lost.length > 0 || result.failures.length > 0 || result.rssGrowth >= 0.1 || result.fdGrowth > fdNoise(options.sessions)) throw new Error(`soak failed:\n${report}`);
+    if (result.lost.length > 0 || result.failures.length > 0 || result.rssGrowth >= 0.1 || result.fdGrowth > FD_SLACK) throw new Error(`soak failed:\n${report}`);
     return report;
   },
 };
