@@ -24,6 +24,7 @@ import { redactPath } from './redact-path.js';
 import { checkEndpointKey, type SessionEndpoint } from './session-endpoint.js';
 import { SessionLimiter } from './session-limiter.js';
 import type { TokenInHistory } from './token-in/rebuild-lineages.js';
+import type { TokenInOptions } from './token-in/route-token-in.js';
 import { TokenInSessions } from './token-in/token-in-sessions.js';
 import type { ToolFormat } from '../model-format/format-types.js';
 import { sendEmpty, sendError, sendJson } from './send-json.js';
@@ -83,6 +84,19 @@ export interface GatewayOptions {
    * restart, or once evicted from memory) to rebuild its lineages. Without it such a call falls back once.
    */
   tokenInHistory?: TokenInHistory;
+  /**
+   * Per-session settings that override the gateway-wide ones above (sampling, max_tokens cap, token-in and
+   * its tool format): one gateway serves runs with different settings (rollout/session-scheduler.ts).
+   */
+  sessionSettings?: (sessionId: number) => SessionCallSettings | undefined;
+}
+
+/** What one session's calls use instead of the gateway-wide options (each field optional). */
+export interface SessionCallSettings {
+  sampling?: SamplingPolicy;
+  maxTokensCap?: number;
+  tokenIn?: boolean;
+  toolFormat?: ToolFormat;
 }
 
 export interface Gateway {
@@ -126,9 +140,13 @@ export function createGateway(options: GatewayOptions): Gateway {
   const generation = new GenerationGate(options.policyVersion ?? 0, { onEnter: () => meter.begin(), onLeave: () => meter.end() });
   const limiter = new SessionLimiter(options.maxConcurrentPerSession ?? DEFAULT_MAX_CONCURRENT_PER_SESSION);
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT;
-  const tokenIn = options.tokenIn === true
-    ? { sessions: new TokenInSessions(undefined, undefined, options.tokenInHistory), toolFormat: options.toolFormat, maxModelLen: options.profile?.maxModelLen ?? null }
-    : undefined;
+  // Token-in lineages of every session that uses it (created when the first such call arrives).
+  let tokenInSessions: TokenInSessions | undefined;
+  const tokenInFor = (settings: SessionCallSettings | undefined): TokenInOptions | undefined => {
+    if (!(settings?.tokenIn ?? options.tokenIn ?? false)) return undefined;
+    tokenInSessions ??= new TokenInSessions(undefined, undefined, options.tokenInHistory);
+    return { sessions: tokenInSessions, toolFormat: settings?.toolFormat ?? options.toolFormat, maxModelLen: options.profile?.maxModelLen ?? null };
+  };
 
   const handlerFor = (endpoint?: SessionEndpoint) => (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res, endpoint).catch((error: unknown) => {
@@ -259,11 +277,13 @@ export function createGateway(options: GatewayOptions): Gateway {
       upstreamModel: null,
       upstreamRequest: null,
     };
+    const settings = options.sessionSettings?.(session.id);
+    const tokenIn = tokenInFor(settings);
     try {
       await handleModelCall(context, { pathModel: route.pathModel, pathStream: route.pathStream }, {
         resolveUpstreamModel,
-        maxTokensCap: options.maxTokensCap,
-        sampling: options.sampling,
+        maxTokensCap: settings?.maxTokensCap ?? options.maxTokensCap,
+        sampling: settings?.sampling ?? options.sampling,
         reasoningField: options.profile?.reasoningField ?? undefined,
         nonStreamingUpstream: options.nonStreamingUpstream ?? options.profile?.streamTokenIds === false,
         tokenIn,
@@ -338,7 +358,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       const bound = endpoints.get(sessionKey);
       if (bound === undefined) return;
       endpoints.delete(sessionKey);
-      tokenIn?.sessions.forget(bound.endpoint.session.id);
+      tokenInSessions?.forget(bound.endpoint.session.id);
       pool.forget(bound.endpoint.session.id);
       servers.splice(servers.indexOf(bound.server), 1);
       await closeServer(bound.server);

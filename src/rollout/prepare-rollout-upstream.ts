@@ -19,6 +19,8 @@ export interface RolloutUpstreamOptions {
   /** Upper bound of the preflight in ms (default 20 000). */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** `records` starts empty and grows as runs arrive (a long-lived scheduler's `sim:oracle`). */
+  tasksArrive?: boolean;
 }
 
 export interface PreparedRolloutUpstream extends StartedRolloutUpstream {
@@ -30,7 +32,7 @@ export interface PreparedRolloutUpstream extends StartedRolloutUpstream {
 
 /** Starts the upstream and runs the preflight; on a failed preflight the simulator is stopped and the error rethrown. */
 export async function prepareRolloutUpstream(options: RolloutUpstreamOptions, records: readonly SwebenchRecord[]): Promise<PreparedRolloutUpstream> {
-  const upstream = await startRolloutUpstreams([options.upstream, ...(options.replicas ?? [])], records);
+  const upstream = await startRolloutUpstreams([options.upstream, ...(options.replicas ?? [])], records, { tasksArrive: options.tasksArrive === true });
   try {
     const profiles = await preflightReplicas(upstream.urls, {
       sampling: options.sampling,

@@ -14,6 +14,12 @@ import { loadHarness } from '../harness/load-harness-manifest.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
 import type { BatchRow, BatchStatus } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
+import { availableParallelism } from 'node:os';
+import { DEFAULT_ROLLOUT_SAMPLING } from '../config/sampling-policy.js';
+import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
+import { prepareRolloutUpstream } from './prepare-rollout-upstream.js';
+import { defaultPipelineSizes } from './run-pipeline.js';
+import { SessionScheduler } from './session-scheduler.js';
 import type { SessionStage } from '../store/run-repository.js';
 import { batchSampling, checkBatchRequest, requestHash, type BatchRequest } from './batch-request.js';
 import { EngineGeneration, type EngineGenerationState } from './engine-generation.js';
@@ -86,6 +92,11 @@ export class RolloutEngine {
   private readonly gate: EngineGeneration;
   private readonly deadlines = new Map<string, NodeJS.Timeout>();
   private closing = false;
+  /** The one scheduler (gateway, stage pools) every batch runs in; made when the first batch starts. */
+  private shared: Promise<SessionScheduler> | undefined;
+  private scheduler: { scheduler: SessionScheduler; start: ActivitySnapshot } | undefined;
+  /** Every batch's tasks, for a simulated oracle upstream (it solves the tasks it is given). */
+  private readonly tasks: SwebenchRecord[] = [];
 
   constructor(private readonly options: RolloutEngineOptions) {
     if (options.upstreams.length === 0) throw new UsageError('polar serve needs an upstream', 'e.g. --upstream http://127.0.0.1:8000/v1 or --upstream sim:oracle');
@@ -192,22 +203,72 @@ export class RolloutEngine {
     }
     let busy: number | null = null;
     const inFlight = this.gate.state().inFlight;
+    if (this.scheduler !== undefined) busy = activityBetween(this.scheduler.start, this.scheduler.scheduler.gateway.activity()).busyFraction;
     for (const { gateway } of this.active.values()) {
       if (gateway === undefined) continue;
       const now = gateway.gateway.activity();
       const activity = activityBetween(gateway.start, now);
       busy = Math.max(busy ?? 0, activity.busyFraction);
     }
-    const replicas = this.options.replicas?.() ?? this.replicaStatuses(inFlight);
+    const replicas = this.options.replicas?.() ?? this.scheduler?.scheduler.gateway.replicas() ?? this.replicaStatuses(inFlight);
     return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas };
   }
 
-  /** Stops every running batch (they stay resumable: status running) and waits for them. */
+  /** Stops every running batch (they stay resumable: status running), waits for them, closes the scheduler. */
   async close(): Promise<void> {
     this.closing = true;
     for (const timer of this.deadlines.values()) clearTimeout(timer);
     for (const batch of this.active.values()) batch.controller.abort(new CancelledError('polar serve is shutting down'));
     await Promise.all([...this.active.values()].map((batch) => batch.done));
+    const shared = await this.shared?.catch(() => undefined);
+    await shared?.close();
+  }
+
+  /**
+   * The scheduler all batches share: the upstream replicas started and preflighted once (with the default
+   * sampling), one gateway whose pause/resume and policy version are the engine's. A failed preflight fails
+   * the batch that asked; the next batch tries again.
+   */
+  private sharedScheduler(): Promise<SessionScheduler> {
+    this.shared ??= (async () => {
+      const defaults = this.options.defaults ?? {};
+      const [first, ...replicas] = this.options.upstreams as [string, ...string[]];
+      const upstream = await prepareRolloutUpstream(
+        {
+          upstream: first,
+          ...(replicas.length > 0 ? { replicas } : {}),
+          sampling: defaults.sampling ?? DEFAULT_ROLLOUT_SAMPLING,
+          ...(defaults.model !== undefined ? { model: defaults.model } : {}),
+          ...(defaults.allowLogprobMismatch !== undefined ? { allowLogprobMismatch: defaults.allowLogprobMismatch } : {}),
+          ...(defaults.eosTokenIds !== undefined ? { eosTokenIds: defaults.eosTokenIds } : {}),
+          ...(defaults.preflightTimeoutSeconds !== undefined ? { timeoutMs: defaults.preflightTimeoutSeconds * 1000 } : {}),
+          tasksArrive: true,
+        },
+        this.tasks,
+      );
+      try {
+        const scheduler = await SessionScheduler.start({
+          store: this.options.store,
+          runtime: this.options.runtime,
+          upstream,
+          tasks: this.tasks,
+          sizes: { ...defaultPipelineSizes(defaults.concurrency ?? 4, availableParallelism()), ...defaults.pipeline },
+          ...(defaults.upstreamTimeoutSeconds !== undefined ? { upstreamTimeoutMs: defaults.upstreamTimeoutSeconds * 1000 } : {}),
+          policyVersion: this.gate.policyVersion,
+        });
+        this.gate.attach(scheduler.gateway);
+        this.scheduler = { scheduler, start: scheduler.gateway.activity() };
+        return scheduler;
+      } catch (error) {
+        await upstream.close();
+        throw error;
+      }
+    })();
+    const attempt = this.shared;
+    attempt.catch(() => {
+      if (this.shared === attempt) this.shared = undefined;
+    });
+    return attempt;
   }
 
   private plannedSessions(batch: BatchRow): number {
@@ -274,6 +335,7 @@ export class RolloutEngine {
     let reason: string | null = null;
     try {
       const resume = store.runs.get(batch.runName) !== undefined;
+      if (this.options.executor === undefined) context.scheduler = await this.sharedScheduler();
       const executor = this.options.executor ?? defaultExecutor;
       const result = await executor({ runName: batch.runName, options: this.rolloutOptions(batch), resume }, context);
       status = result.run.status === 'finished' ? 'finished' : result.run.status === 'failed' ? 'failed' : 'running';
@@ -332,23 +394,19 @@ export class RolloutEngine {
   private onRolloutEvent(batch: BatchRow, event: RolloutEvent): void {
     if (event.type !== 'session-stage' && event.type !== 'session-end' && event.type !== 'run-start' && event.type !== 'run-end' && event.type !== 'run-failed') return;
     this.emit({ type: 'session', batchId: batch.id, event });
-    if (event.type === 'session-end') this.recordGroups(batch);
+    if (event.type === 'session-end') this.recordGroups(batch, event.instanceId);
   }
 
-  /** Records each task whose sessions have all ended as a completed group (once; completion order = seq). */
-  private recordGroups(batch: BatchRow): void {
+  /**
+   * Records each task whose sessions have all ended as a completed group (once; completion order = seq):
+   * the task of `instanceId` after one session's end, every task at the batch's end.
+   */
+  private recordGroups(batch: BatchRow, instanceId?: string): void {
     const { store } = this.options;
     const run = store.runs.get(batch.runName);
     if (run === undefined) return;
-    const byTask = new Map<number, { instanceId: string; done: boolean }>();
-    for (const session of store.runs.iterateSessionSummaries(run.id)) {
-      const group = byTask.get(session.taskId) ?? { instanceId: session.instanceId, done: true };
-      group.done &&= session.stage === 'done' && session.status !== null && session.status !== 'cancelled';
-      byTask.set(session.taskId, group);
-    }
-    for (const [taskId, group] of byTask) {
-      if (!group.done) continue;
-      const row = store.batches.completeGroup(batch.id, taskId, group.instanceId);
+    for (const task of store.runs.endedTasks(run.id, instanceId)) {
+      const row = store.batches.completeGroup(batch.id, task.taskId, task.instanceId);
       if (row !== undefined) this.emit({ type: 'group', batchId: batch.id, seq: row.seq, instanceId: row.instanceId });
     }
   }

@@ -3,7 +3,7 @@
 import { UsageError } from '../errors.js';
 import { goldPatch } from '../eval/swebench/families/gold-patch.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
-import { oraclePolicy } from '../upstream/sim/policies/oracle.js';
+import { type OracleTask, oraclePolicy } from '../upstream/sim/policies/oracle.js';
 import type { Policy } from '../upstream/sim/policy.js';
 import { startSimFromSpec } from '../upstream/sim/start-sim-spec.js';
 
@@ -21,14 +21,22 @@ export function isSimulatorSpec(spec: string): boolean {
   return spec === 'sim' || spec.startsWith('sim:') || spec.startsWith('sim?');
 }
 
-export async function startRolloutUpstream(spec: string, records: readonly SwebenchRecord[]): Promise<StartedRolloutUpstream> {
+/**
+ * `records`: the tasks `sim:oracle` solves. With `tasksArrive` the array may start empty and grow (a
+ * long-lived scheduler adds each run's tasks before its sessions start); the oracle reads it per request.
+ */
+export async function startRolloutUpstream(spec: string, records: readonly SwebenchRecord[], options: { tasksArrive?: boolean } = {}): Promise<StartedRolloutUpstream> {
   if (isSimulatorSpec(spec)) {
     const sim = await startSimFromSpec(spec, (policySpec): Policy | undefined => {
       if (policySpec !== 'oracle') return undefined;
-      if (records.length === 0) {
+      if (records.length === 0 && options.tasksArrive !== true) {
         throw new UsageError('sim:oracle needs the tasks it solves', 'Use it with polar rollout, or give the dataset: sim:oracle:<dataset.jsonl>.');
       }
-      return oraclePolicy(records.map((record) => ({ instanceId: record.instance_id, problemStatement: record.problem_statement, patch: goldPatch(record) })));
+      let tasks: OracleTask[] = [];
+      return oraclePolicy(() => {
+        if (tasks.length !== records.length) tasks = records.map((record) => ({ instanceId: record.instance_id, problemStatement: record.problem_statement, patch: goldPatch(record) }));
+        return tasks;
+      });
     });
     return { url: sim.url, urls: [sim.url], simulated: true, close: () => sim.close() };
   }
@@ -46,14 +54,14 @@ export async function startRolloutUpstream(spec: string, records: readonly Swebe
  * Starts every replica spec (each `sim:` spec its own simulator). Duplicate URLs are a usage error;
  * when one fails to start, the ones already started are stopped.
  */
-export async function startRolloutUpstreams(specs: readonly string[], records: readonly SwebenchRecord[]): Promise<StartedRolloutUpstream> {
+export async function startRolloutUpstreams(specs: readonly string[], records: readonly SwebenchRecord[], options: { tasksArrive?: boolean } = {}): Promise<StartedRolloutUpstream> {
   if (specs.length === 0) throw new UsageError('no --upstream given', 'Use e.g. --upstream http://127.0.0.1:8000/v1 (repeat it for several replicas).');
   const started: StartedRolloutUpstream[] = [];
   const closeAll = async (): Promise<void> => {
     await Promise.all(started.map((upstream) => upstream.close()));
   };
   try {
-    for (const spec of specs) started.push(await startRolloutUpstream(spec, records));
+    for (const spec of specs) started.push(await startRolloutUpstream(spec, records, options));
     const urls = started.map((upstream) => upstream.url);
     const duplicate = urls.find((url, index) => urls.indexOf(url) !== index);
     if (duplicate !== undefined) throw new UsageError(`--upstream ${duplicate} is given twice`, 'Give each replica once.');

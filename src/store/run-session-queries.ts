@@ -51,6 +51,11 @@ export interface RunSessionQueries {
   /** Per task (instance id), in task order. */
   groupSummaries(runId: number): RunGroupSummary[];
   counts(runId: number): RunSessionCounts;
+  /**
+   * Tasks whose every session ended with a status other than cancelled (a complete GRPO group), in task
+   * order; only the task of `instanceId` when given (one session's end: O(samples), not O(run)).
+   */
+  endedTasks(runId: number, instanceId?: string): { taskId: number; instanceId: string }[];
 }
 
 /** Per-session totals over the current attempt's calls (shared with the full session reader). */
@@ -151,6 +156,11 @@ export function createRunSessionQueries(db: Database.Database): RunSessionQuerie
       AVG(CASE WHEN s.status IS NULL OR s.status NOT IN ('infra_error', 'cancelled') THEN s.reward END) AS mean_reward
     FROM sessions s JOIN tasks t ON t.id = s.task_id WHERE s.run_id = ?
     GROUP BY t.instance_id ORDER BY MIN(t.id)`);
+  const ended = db.prepare<[number, string | null, string | null], { task_id: number; instance_id: string }>(`
+    SELECT t.id AS task_id, t.instance_id FROM tasks t JOIN sessions s ON s.task_id = t.id
+    WHERE t.run_id = ? AND (? IS NULL OR t.instance_id = ?)
+    GROUP BY t.id HAVING SUM(s.stage = 'done' AND s.status IS NOT NULL AND s.status != 'cancelled') = COUNT(*)
+    ORDER BY t.id`);
   const statusCounts = db.prepare<[number], { status: string | null; done: number; n: number }>(
     `SELECT status, SUM(stage = 'done') AS done, COUNT(*) AS n FROM sessions WHERE run_id = ? GROUP BY status`,
   );
@@ -179,6 +189,9 @@ export function createRunSessionQueries(db: Database.Database): RunSessionQuerie
         resolved: row.resolved,
         meanReward: row.mean_reward,
       }));
+    },
+    endedTasks(runId, instanceId) {
+      return ended.all(runId, instanceId ?? null, instanceId ?? null).map((row) => ({ taskId: row.task_id, instanceId: row.instance_id }));
     },
     counts(runId) {
       const result: RunSessionCounts = { total: 0, done: 0, byStatus: {} };

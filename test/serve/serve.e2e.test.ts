@@ -125,7 +125,17 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
     });
     const paused = await api('POST', '/v1/generation/pause', { drain_timeout_ms: 30_000 });
     expect(paused).toMatchObject({ paused: true, drained: true });
-    expect((await api('GET', '/v1/status')).generation).toMatchObject({ paused: true, supported: true });
+    const statusPaused = await api('GET', '/v1/status');
+    expect(statusPaused.generation).toMatchObject({ paused: true, supported: true });
+    // Both batches ran in the server's one gateway: its replica has served A's calls and B's so far (a
+    // gateway per batch would report B's alone, A's having closed with its batch).
+    const storeAtPause = openStore(db, { readonly: true });
+    const callsOf = (batch: string) => storeAtPause.runs.sessions(storeAtPause.runs.get(`serve-${batch}`)!.id).reduce((sum, s) => sum + storeAtPause.calls.listBySession(s.id).length, 0);
+    const [callsA, callsB] = [callsOf(a.id), callsOf(b.id)];
+    storeAtPause.close();
+    expect(callsA).toBeGreaterThan(0);
+    expect(statusPaused.replicas).toHaveLength(1);
+    expect(statusPaused.replicas[0].calls).toBeGreaterThanOrEqual(callsA + callsB);
     const requestsAtPause = sim.stats.requests;
     for (let i = 0; i < 15; i++) {
       expect(sim.stats.inFlight).toBe(0);

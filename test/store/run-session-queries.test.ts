@@ -86,6 +86,33 @@ describe('light run session readers', () => {
   });
 });
 
+describe('ended tasks (completed GRPO groups)', () => {
+  it('lists tasks whose every session ended with a status other than cancelled, all or one task', () => {
+    const store = openStore(':memory:');
+    try {
+      const run = seed(store, 3, 2);
+      const [a0, a1, b0, b1, c0, c1] = store.runs.sessions(run.id);
+      expect(store.runs.endedTasks(run.id)).toEqual([]);
+      store.runs.finishSession(a0!.id, { status: 'completed' });
+      expect(store.runs.endedTasks(run.id)).toEqual([]);
+      store.runs.finishSession(a1!.id, { status: 'infra_error' });
+      store.runs.finishSession(b0!.id, { status: 'completed' });
+      store.runs.finishSession(b1!.id, { status: 'cancelled', reason: 'interrupted' });
+      store.runs.finishSession(c0!.id, { status: 'timeout' });
+      store.runs.finishSession(c1!.id, { status: 'agent_error' });
+      const tasks = store.runs.tasks(run.id);
+      expect(store.runs.endedTasks(run.id)).toEqual([
+        { taskId: tasks[0]!.id, instanceId: 'repo__x-0' },
+        { taskId: tasks[2]!.id, instanceId: 'repo__x-2' },
+      ]);
+      expect(store.runs.endedTasks(run.id, 'repo__x-2')).toEqual([{ taskId: tasks[2]!.id, instanceId: 'repo__x-2' }]);
+      expect(store.runs.endedTasks(run.id, 'repo__x-1')).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+});
+
 describe('per-session call totals', () => {
   it('are read from a covering index, never from the call rows and their blobs', () => {
     const db = openDatabase(':memory:');

@@ -15,10 +15,18 @@ export interface OracleTask {
 export const ORACLE_MARKER = 'polar-oracle';
 export const ORACLE_DONE_TEXT = 'I applied the fix for this task.';
 
-export function oraclePolicy(tasks: readonly OracleTask[]): Policy {
-  // Each task's problem statement, normalized once rather than on every request.
-  const needles = tasks.map((task) => ({ task, needle: normalize(task.problemStatement).slice(0, 200) }));
+/** `tasks` may be a function: the tasks of a long-lived scheduler arrive with its runs (read on each request). */
+export function oraclePolicy(tasks: readonly OracleTask[] | (() => readonly OracleTask[])): Policy {
+  const current = typeof tasks === 'function' ? tasks : () => tasks;
+  // Each task's problem statement, normalized once rather than on every request (again when tasks arrive).
+  let known: readonly OracleTask[] = [];
+  let needles: { task: OracleTask; needle: string }[] = [];
   return (request) => {
+    const now = current();
+    if (now !== known || needles.length !== now.length) {
+      known = now;
+      needles = now.map((task) => ({ task, needle: normalize(task.problemStatement).slice(0, 200) }));
+    }
     const alreadyApplied = request.messages.some(
       (message) => message.role === 'assistant' && (message.tool_calls ?? []).some((call) => JSON.stringify(call.function.arguments ?? '').includes(ORACLE_MARKER)),
     );

@@ -1,0 +1,131 @@
+// The long-lived session scheduler: one gateway in front of the upstream replicas, one session socket root
+// and one set of stage pools, shared by every run submitted to it while it lives. `polar rollout` makes
+// one for its run (run-rollout.ts); `polar serve` keeps one for all its batches (rollout-engine.ts), so a
+// pause or resume reaches every session's calls at one gateway and a new batch's sessions queue behind
+// the running ones instead of starting their own gateway and pools.
+import { rmSync } from 'node:fs';
+import { observeRecorder } from '../capture/observe-recorder.js';
+import { createGateway, type Gateway } from '../gateway/create-gateway.js';
+import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
+import type { ContainerRuntime } from '../runtime/container-runtime.js';
+import { createStoreRecorder } from '../store/create-store-recorder.js';
+import type { Store } from '../store/open-store.js';
+import { createRolloutSocketRoot } from './create-rollout-socket-root.js';
+import type { PreparedRolloutUpstream } from './prepare-rollout-upstream.js';
+import type { PipelineSizes } from './run-pipeline.js';
+import { RunJob, type RunSubmission, type SessionUnit } from './run-job.js';
+import type { RolloutResult } from './run-rollout.js';
+import { createSessionEndpoints } from './session-endpoints.js';
+import { type PoolDepths, StagePools } from './stage-pools.js';
+
+export interface SessionSchedulerOptions {
+  store: Store;
+  runtime: ContainerRuntime;
+  /** The upstream (started and preflighted); the scheduler closes it when it closes. */
+  upstream: PreparedRolloutUpstream;
+  sizes: PipelineSizes;
+  /** Socket inactivity allowed from the upstream, in ms (default 600 000). */
+  upstreamTimeoutMs?: number;
+  /** The policy version calls are recorded with until a resume sets another (default 0). */
+  policyVersion?: number;
+  /** The live task list the upstream's `sim:oracle` reads (prepared with `tasksArrive`); `addTasks` grows it. */
+  tasks?: SwebenchRecord[];
+}
+
+export class SessionScheduler {
+  readonly gateway: Gateway;
+  readonly upstream: PreparedRolloutUpstream;
+  readonly #store: Store;
+  readonly #tasks: SwebenchRecord[] | undefined;
+  readonly #socketDir: string;
+  readonly #pools: StagePools<SessionUnit>;
+  /** The job of every session in the pools: the gateway's per-session settings, live token counts. */
+  readonly #jobs = new Map<number, RunJob>();
+  readonly #running = new Set<RunJob>();
+  #closed = false;
+
+  private constructor(options: SessionSchedulerOptions, socketDir: string) {
+    const { store, upstream } = options;
+    this.#store = store;
+    this.#socketDir = socketDir;
+    this.#tasks = options.tasks;
+    this.upstream = upstream;
+    const recorder = observeRecorder(createStoreRecorder(store, { simulated: upstream.simulated }), (record) => this.#jobs.get(record.sessionId)?.metrics.addTokens(record.capture.tokenIds?.length ?? 0));
+    this.gateway = createGateway({
+      upstreamUrls: upstream.urls,
+      recorder,
+      profile: upstream.profile,
+      ...(options.upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs: options.upstreamTimeoutMs } : {}),
+      ...(options.policyVersion !== undefined ? { policyVersion: options.policyVersion } : {}),
+      tokenInHistory: (id: number) => store.calls.listBySession(id),
+      sessionSettings: (id) => this.#jobs.get(id)?.settings,
+    });
+    this.#pools = new StagePools<SessionUnit>(options.sizes, {
+      init: (unit) => unit.job.init(unit),
+      run: (unit) => unit.job.runAgent(unit),
+      post: (unit) => unit.job.post(unit),
+      dropped: (unit) => unit.job.stopped(),
+      left: (unit, how) => unit.job.left(unit, how),
+    });
+  }
+
+  static async start(options: SessionSchedulerOptions): Promise<SessionScheduler> {
+    return new SessionScheduler(options, await createRolloutSocketRoot());
+  }
+
+  /**
+   * Runs a run's unfinished sessions (the run row and its sessions exist): resolves with its result when
+   * every session ended or, after its signal aborted, when none is left in a stage. Rejects with the first
+   * error a stage threw (the run row then ends `failed`).
+   */
+  submit(submission: RunSubmission): Promise<RolloutResult> {
+    if (this.#closed) return Promise.reject(new Error('the session scheduler is closed'));
+    const endpoints = createSessionEndpoints(this.gateway, this.#socketDir);
+    const job = new RunJob(submission, {
+      endpoints,
+      model: this.upstream.profile.model,
+      maxModelLen: this.upstream.profile.maxModelLen,
+      activity: () => this.gateway.activity(),
+      submit: (unit) => this.#pools.submit(unit),
+    });
+    for (const id of job.sessionIds) this.#jobs.set(id, job);
+    this.#running.add(job);
+    const forget = (): void => {
+      this.#running.delete(job);
+      for (const id of job.sessionIds) if (this.#jobs.get(id) === job) this.#jobs.delete(id);
+    };
+    return job.done.finally(forget);
+  }
+
+  /** Tasks of a run about to be submitted, for a simulated oracle upstream that solves them. */
+  addTasks(records: readonly SwebenchRecord[]): void {
+    if (this.#tasks === undefined) return;
+    const known = new Set(this.#tasks.map((record) => record.instance_id));
+    for (const record of records) if (!known.has(record.instance_id)) this.#tasks.push(record);
+  }
+
+  /** Runs in the scheduler now. */
+  get runs(): number {
+    return this.#running.size;
+  }
+
+  /** Sessions waiting between the stages of the shared pools. */
+  depths(): PoolDepths {
+    return this.#pools.depths();
+  }
+
+  get store(): Store {
+    return this.#store;
+  }
+
+  /** Waits for the submitted runs (stop them first through their signals), then closes the gateway and upstream. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([...this.#running].map((job) => job.done));
+    await this.#pools.close();
+    await this.gateway.close();
+    await this.upstream.close();
+    rmSync(this.#socketDir, { recursive: true, force: true });
+  }
+}
