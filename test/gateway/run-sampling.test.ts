@@ -47,6 +47,26 @@ describe('run-owned sampling', () => {
     expect(calls[0]!.requestedSampling).toEqual({ temperature: 0.2, top_p: 0.5, seed: 3 });
   });
 
+  it('one gateway, two runs: each session\'s calls go upstream with its own run\'s sampling and max-tokens cap', async () => {
+    let other = -1;
+    const s = await stack({
+      policy: thinkAndCall,
+      gateway: {
+        sampling: DEFAULT_ROLLOUT_SAMPLING,
+        // What a session scheduler answers: the settings of the run the session belongs to.
+        sessionSettings: (id) => (id === other ? { sampling: { temperature: 0.6, topP: 0.95 }, maxTokensCap: 64 } : undefined),
+      },
+    });
+    const second = s.newKey();
+    other = second.id;
+    const body = { model: 'gpt-x', messages: [{ role: 'user' as const, content: 'time?' }], temperature: 0.2, max_tokens: 500 };
+    await client(s).chat.completions.create(body);
+    await new OpenAI({ baseURL: `${s.url}/v1`, apiKey: second.key, maxRetries: 0 }).chat.completions.create(body);
+    const sent = (id: number) => JSON.parse(s.store.calls.listBySession(id, { withRaw: true })[0]!.raw.upstreamRequest!.toString('utf8')) as Record<string, unknown>;
+    expect(sent(s.sessionId)).toMatchObject({ temperature: 1, top_p: 1, max_tokens: 500 });
+    expect(sent(second.id)).toMatchObject({ temperature: 0.6, top_p: 0.95, max_tokens: 64 });
+  });
+
   it('harness sampling passes the client values through', async () => {
     const s = await stack({ policy: thinkAndCall, gateway: { sampling: { mode: 'harness' } } });
     await client(s).chat.completions.create({ model: 'gpt-x', messages: [{ role: 'user', content: 'time?' }], temperature: 0.2 });
