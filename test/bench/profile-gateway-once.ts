@@ -18,7 +18,7 @@ const gateway = await spawnServer({ label: 'polar', cwd: ROOT, nodeArgs: ['--cpu
 const [key] = createSessionKeys(dbPath, 1);
 const request = JSON.parse(readFileSync(path.join(ROOT, 'test/fixtures/bench/qwen-code-request.json'), 'utf8')) as Record<string, unknown>;
 const bodies = [false, true].map((stream) => {
-  const copy = { ...request, stream };
+  const copy: Record<string, unknown> = { ...request, stream };
   if (stream) copy.stream_options = { include_usage: true };
   else delete copy.stream_options;
   return JSON.stringify(copy);

@@ -54,7 +54,7 @@ describe('run-owned sampling', () => {
       gateway: {
         sampling: DEFAULT_ROLLOUT_SAMPLING,
         // What a session scheduler answers: the settings of the run the session belongs to.
-        sessionSettings: (id) => (id === other ? { sampling: { temperature: 0.6, topP: 0.95 }, maxTokensCap: 64 } : undefined),
+        sessionSettings: (id) => (id === other ? { sampling: { mode: 'run', temperature: 0.6, topP: 0.95, topK: -1, minP: 0 }, maxTokensCap: 64 } : undefined),
       },
     });
     const second = s.newKey();
