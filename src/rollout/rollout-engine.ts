@@ -199,7 +199,7 @@ export class RolloutEngine {
         stages.queued += this.plannedSessions(batch);
         continue;
       }
-      for (const session of store.runs.iterateSessionSummaries(run.id)) stages[session.stage] += 1;
+      for (const [stage, n] of Object.entries(store.runs.stageCounts(run.id)) as [SessionStage, number][]) stages[stage] += n;
     }
     let busy: number | null = null;
     const inFlight = this.gate.state().inFlight;

@@ -51,6 +51,8 @@ export interface RunSessionQueries {
   /** Per task (instance id), in task order. */
   groupSummaries(runId: number): RunGroupSummary[];
   counts(runId: number): RunSessionCounts;
+  /** Sessions per pipeline stage (stages without sessions are absent). */
+  stageCounts(runId: number): Partial<Record<SessionStage, number>>;
   /**
    * Tasks whose every session ended with a status other than cancelled (a complete GRPO group), in task
    * order; only the task of `instanceId` when given (one session's end: O(samples), not O(run)).
@@ -161,6 +163,7 @@ export function createRunSessionQueries(db: Database.Database): RunSessionQuerie
     WHERE t.run_id = ? AND (? IS NULL OR t.instance_id = ?)
     GROUP BY t.id HAVING SUM(s.stage = 'done' AND s.status IS NOT NULL AND s.status != 'cancelled') = COUNT(*)
     ORDER BY t.id`);
+  const byStage = db.prepare<[number], { stage: string; n: number }>('SELECT stage, COUNT(*) AS n FROM sessions WHERE run_id = ? GROUP BY stage');
   const statusCounts = db.prepare<[number], { status: string | null; done: number; n: number }>(
     `SELECT status, SUM(stage = 'done') AS done, COUNT(*) AS n FROM sessions WHERE run_id = ? GROUP BY status`,
   );
@@ -189,6 +192,9 @@ export function createRunSessionQueries(db: Database.Database): RunSessionQuerie
         resolved: row.resolved,
         meanReward: row.mean_reward,
       }));
+    },
+    stageCounts(runId) {
+      return Object.fromEntries(byStage.all(runId).map((row) => [row.stage, row.n])) as Partial<Record<SessionStage, number>>;
     },
     endedTasks(runId, instanceId) {
       return ended.all(runId, instanceId ?? null, instanceId ?? null).map((row) => ({ taskId: row.task_id, instanceId: row.instance_id }));

@@ -107,6 +107,9 @@ describe('ended tasks (completed GRPO groups)', () => {
       ]);
       expect(store.runs.endedTasks(run.id, 'repo__x-2')).toEqual([{ taskId: tasks[2]!.id, instanceId: 'repo__x-2' }]);
       expect(store.runs.endedTasks(run.id, 'repo__x-1')).toEqual([]);
+      expect(store.runs.stageCounts(run.id)).toEqual({ done: 6 });
+      store.runs.resetSession(a0!.id);
+      expect(store.runs.stageCounts(run.id)).toEqual({ done: 5, queued: 1 });
     } finally {
       store.close();
     }
