@@ -35,8 +35,21 @@ function isUint32(value: number): boolean {
 
 /** Prompt ids followed by sampled ids: a Uint32Array when every value is exactly one, else a number[]. */
 function promptBaseOf(prompt: number[], sampled: number[] | null): ArrayLike<number> {
-  const all = sampled === null ? prompt : prompt.concat(sampled);
-  return all.every(isUint32) ? Uint32Array.from(all) : all;
+  // One counted pass (concat + every + Uint32Array.from took 14% of the writer's time on 17k-token prompts).
+  const out = new Uint32Array(prompt.length + (sampled?.length ?? 0));
+  for (let index = 0; index < prompt.length; index++) {
+    const value = prompt[index] as number;
+    if (!isUint32(value)) return sampled === null ? prompt : prompt.concat(sampled);
+    out[index] = value;
+  }
+  if (sampled !== null) {
+    for (let index = 0; index < sampled.length; index++) {
+      const value = sampled[index] as number;
+      if (!isUint32(value)) return prompt.concat(sampled);
+      out[prompt.length + index] = value;
+    }
+  }
+  return out;
 }
 
 function toPriorCall(id: number, seq: number, record: CallRecord): RecentCall {

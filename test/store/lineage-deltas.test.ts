@@ -73,3 +73,36 @@ describe('an interleaved side call', () => {
     expect(build.diagnostics.drift.continuationsWithDrift).toBe(0);
   });
 });
+
+describe('ids that are not uint32 in a lineage', () => {
+  it('round-trip exactly whether the odd value sits in the earlier prompt, its sampled ids or the later prompt', () => {
+    for (const odd of [-0, 1.5, 2 ** 32, -3]) {
+      for (const where of ['prompt', 'sampled', 'later'] as const) {
+        const store = openStore(':memory:');
+        try {
+          const sessionId = store.sessions.create().id;
+          const template = createSyntheticSession(sessionId, 1)[0]!;
+          const record = (prompt: number[], sampled: number[]): CallRecord => ({
+            ...template,
+            capture: { ...template.capture, promptTokenIds: prompt, tokenIds: sampled, logprobs: sampled.map(() => -0.5), finishReason: 'stop', promptTokens: prompt.length, completionTokens: sampled.length },
+          });
+          const prompt = [1, 2, where === 'prompt' ? odd : 3, 4];
+          const sampled = [5, where === 'sampled' ? odd : 6, IM_END];
+          // Where the earlier call had the odd value, the later prompt has its uint32 wrap (1.5 → 1, 2^32 → 0,
+          // -0 → 0): a delta base that wrapped it too would claim a longer shared prefix and decode the odd value back.
+          const wrapped = (values: number[]) => values.map((value) => (Object.is(value, odd) ? odd >>> 0 : value));
+          const later = [...wrapped(prompt), ...wrapped(sampled), 7, where === 'later' ? odd : 8];
+          store.calls.insert(record(prompt, sampled));
+          store.calls.insert(record(later, [9, IM_END]));
+          const [first, second] = store.calls.listBySession(sessionId);
+          expect(first!.capture.promptTokenIds, `${odd} in ${where}`).toEqual(prompt);
+          expect(first!.capture.tokenIds).toEqual(sampled);
+          expect(second!.capture.promptTokenIds, `${odd} in ${where}`).toEqual(later);
+          if (where === 'later') expect(Object.is(second!.capture.promptTokenIds![8], odd)).toBe(true);
+        } finally {
+          store.close();
+        }
+      }
+    }
+  });
+});
