@@ -95,9 +95,13 @@ export async function exportRun(
   const format = options.format ?? 'polar';
   const builder = options.builder ?? 'prefix_merging';
   const advantage = options.advantage ?? 'grpo';
-  // Light summaries (no agent log, no patch): 8,000 of them are a few MB; calls are read one session at a time.
-  const summaries = [...store.runs.iterateSessionSummaries(run.id)].filter((session) => options.taskIds === undefined || options.taskIds.has(session.taskId));
-  const plans = planRunExport(run.name, summaries.map(plannedSession), {
+  // Only what the plan needs, taken from light summaries a page at a time (never all summaries at once: their
+  // timings and evaluation reports made the peak grow with the run); calls are read one session at a time.
+  const planned: PlannedSession[] = [];
+  for (const session of store.runs.iterateSessionSummaries(run.id)) {
+    if (options.taskIds === undefined || options.taskIds.has(session.taskId)) planned.push(plannedSession(session));
+  }
+  const plans = planRunExport(run.name, planned, {
     format,
     advantage,
     ...(options.std === undefined ? {} : { std: options.std }),
