@@ -2,7 +2,7 @@
 import { NotFoundError, UsageError } from '../errors.js';
 import type { Store } from '../store/open-store.js';
 import type { RunRow } from '../store/run-repository.js';
-import type { StoredCall } from '../store/stored-call.js';
+import type { CallRawBytes, StoredCall } from '../store/stored-call.js';
 import { buildPrefixMerging } from '../trajectory/build-prefix-merging.js';
 import { buildTrajectory } from '../trajectory/build-trajectory.js';
 import { labelSideCalls, lineageByCall } from '../trajectory/lineage.js';
@@ -166,9 +166,10 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
     return null;
   }
 
-  const withRaw = format === 'polar' && options.messages !== false;
+  const withMessages = format === 'polar' && options.messages !== false;
   // Calls of earlier attempts (infrastructure retries, resumed crashes) are kept in the store, never trained on.
-  const all = store.calls.listBySession(session.id, { withRaw });
+  // Read without raw bytes: only the last call of each row has its request bytes decoded, below.
+  const all = store.calls.listBySession(session.id);
   const stored = all.filter((call) => call.seq >= session.firstCallSeq);
   summary.calls.earlierAttempts += all.length - stored.length;
   const build = buildTrajectory(context.builder, session.id, stored.map(toTrajectoryCall), options.builderOptions);
@@ -198,11 +199,14 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
   countCalls(summary, build, stored.length);
   const scored = plan.advantage!;
   const lineages = lineageByCall(context.builder === 'prefix_merging' ? build : buildPrefixMerging(session.id, stored.map(toTrajectoryCall), options.builderOptions));
-  // Title, quota and summary calls: only the first call of each non-main lineage is read with its request.
-  labelSideCalls(new Set(lineages.values()), (callId) => {
+  const raws = withMessages ? store.calls.rawOf(build.rows.map((row) => row.callIds.at(-1)!)) : new Map<number, CallRawBytes>();
+  const withRawOf = (callId: number): StoredCall | undefined => {
     const call = byId.get(callId);
-    return requestSideCallKind(call?.raw ? call : store.calls.get(callId, { withRaw: true }));
-  });
+    const raw = raws.get(callId);
+    return call === undefined || raw === undefined ? call : { ...call, raw };
+  };
+  // Title, quota and summary calls: only the first call of each non-main lineage is read with its request.
+  labelSideCalls(new Set(lineages.values()), (callId) => requestSideCallKind(raws.has(callId) ? withRawOf(callId) : store.calls.get(callId, { withRaw: true })));
   const weights = options.lineageWeights ?? DEFAULT_LINEAGE_WEIGHTS;
   const rowLineage = (row: (typeof build.rows)[number]) => lineages.get(row.callIds[0]!) ?? null;
   const rowsPerLineage = new Map<number, number>();
@@ -212,7 +216,7 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
   }
   for (const row of build.rows) {
     const lineage = rowLineage(row);
-    const conversation = withRaw ? readCallConversation(byId.get(row.callIds.at(-1)!)!) : null;
+    const conversation = withMessages ? readCallConversation(withRawOf(row.callIds.at(-1)!)!) : null;
     await write(
       shapeExportRow(format, {
         row,

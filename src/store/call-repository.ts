@@ -4,7 +4,7 @@ import type { CallRecord } from '../capture/call-record.js';
 import { createCallWriter } from './create-call-writer.js';
 import { createCallInserter } from './insert-call.js';
 import { createCallReader } from './read-calls.js';
-import type { ReadCallsOptions, StoredCall, StoredCallWithRaw } from './stored-call.js';
+import type { CallRawBytes, ReadCallsOptions, StoredCall, StoredCallWithRaw } from './stored-call.js';
 
 export interface CallRepository {
   /**
@@ -29,6 +29,8 @@ export interface CallRepository {
   /** The session's calls in seq order. */
   listBySession(sessionId: number, options: { withRaw: true }): StoredCallWithRaw[];
   listBySession(sessionId: number, options?: ReadCallsOptions): StoredCall[];
+  /** The raw bytes of these calls alone (not every call of their sessions), by id. Throws DataError for an unknown id. */
+  rawOf(ids: Iterable<number>): Map<number, CallRawBytes>;
 }
 
 /** `writerPath`: the database file a commit worker may open (undefined: commit inline). */
@@ -51,5 +53,6 @@ export function createCallRepository(db: Database.Database, writerPath?: string)
     terminateCommits: () => writer?.terminate(),
     get: reader.get as CallRepository['get'],
     listBySession: reader.listBySession as CallRepository['listBySession'],
+    rawOf: reader.rawOf,
   };
 }

@@ -12,6 +12,11 @@ import type { CallRawBytes, ReadCallsOptions, StoredCall } from './stored-call.j
 export interface CallReader {
   get(id: number, options?: ReadCallsOptions): StoredCall | undefined;
   listBySession(sessionId: number, options?: ReadCallsOptions): StoredCall[];
+  /**
+   * The raw bytes of these calls alone (e.g. the last call of each export row), decoded in id order so a
+   * later call's chain stops at an earlier requested call instead of walking back to its full copy.
+   */
+  rawOf(ids: Iterable<number>): Map<number, CallRawBytes>;
   /** The decoded fields a new call of the session is diffed against. */
   loadPrior(id: number): PriorCall;
 }
@@ -84,6 +89,17 @@ export function createCallReader(db: Database.Database): CallReader {
     listBySession: db.transaction((sessionId: number, options: ReadCallsOptions = {}): StoredCall[] => {
       const known = emptyKnown();
       return bySession.all(sessionId).map((row) => decode(row, options.withRaw === true, known));
+    }),
+    rawOf: db.transaction((ids: Iterable<number>): Map<number, CallRawBytes> => {
+      const known = emptyKnown();
+      const raws = new Map<number, CallRawBytes>();
+      for (const id of [...new Set(ids)].sort((a, b) => a - b)) {
+        const raw = readRaw(id, known);
+        known.client.set(id, raw.clientRequest);
+        known.upstream.set(id, raw.upstreamRequest);
+        raws.set(id, raw);
+      }
+      return raws;
     }),
     loadPrior(id) {
       const clientRequest = resolveRaw('client_request', id, new Map());
