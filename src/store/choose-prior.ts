@@ -23,7 +23,12 @@ export function choosePrior(recent: readonly RecentCall[], prompt: readonly numb
   let bestShared = latest.promptBase === null ? -1 : commonPrefixLength(latest.promptBase, prompt);
   for (let i = eligible.length - 2; i >= 0; i--) {
     const call = eligible[i]!;
-    const shared = call.promptBase === null ? -1 : commonPrefixLength(call.promptBase, prompt);
+    // Only a base that also agrees with the prompt at index bestShared can share more: checking that one id
+    // first skips the full comparison for the usual candidates (older calls of the lineage, shorter bases; a
+    // prompt already shared whole), which on 100k-token prompts cost up to 8 full scans per call.
+    const base = call.promptBase;
+    if (base === null || bestShared >= prompt.length || base.length <= bestShared || base[bestShared] !== prompt[bestShared]) continue;
+    const shared = commonPrefixLength(base, prompt);
     if (shared > bestShared) {
       best = call;
       bestShared = shared;

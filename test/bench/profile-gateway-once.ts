@@ -15,7 +15,8 @@ const work = mkdtempSync(path.join(tmpdir(), 'polar-prof-'));
 const dbPath = path.join(work, 'polar.db');
 const upstream = await spawnServer({ label: 'fake vllm', cwd: ROOT, nodeArgs: ['--import', 'tsx', path.join(import.meta.dirname, 'fake-vllm-upstream.ts')], urlPattern: /listening on (http:\/\/\S+)/ });
 const gateway = await spawnServer({ label: 'polar', cwd: ROOT, nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir, path.join(ROOT, 'bin/polar.js'), 'proxy', '--upstream', `${upstream.url}/v1`, '--port', '0', '--db', dbPath, '--quiet'], urlPattern: /polar gateway listening on (http:\/\/\S+)/ });
-const [key] = createSessionKeys(dbPath, 1);
+// One session per mode: a real session does not alternate streaming and not, and its store deltas follow that.
+const keys = createSessionKeys(dbPath, 2);
 const request = JSON.parse(readFileSync(path.join(ROOT, 'test/fixtures/bench/qwen-code-request.json'), 'utf8')) as Record<string, unknown>;
 const bodies = [false, true].map((stream) => {
   const copy: Record<string, unknown> = { ...request, stream };
@@ -26,7 +27,7 @@ const bodies = [false, true].map((stream) => {
 const started = performance.now();
 const cpu0 = readFileSync(`/proc/${gateway.child.pid}/stat`, 'utf8').split(' ');
 for (let i = 0; i < calls; i++) {
-  const res = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: bodies[i % 2] });
+  const res = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${keys[i % 2]}`, 'content-type': 'application/json' }, body: bodies[i % 2] });
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`status ${res.status}`);
 }
