@@ -27,6 +27,8 @@ export interface BatchRequest {
   concurrency?: number;
   /** Evaluate patches (SWE-bench) for rewards (default: the server's, true). */
   evaluate?: boolean;
+  /** Run although the server's logprobs are not this sampling's distribution (recorded in the manifest). */
+  allowLogprobMismatch?: boolean;
   callbackUrl?: string;
   idempotencyKey?: string;
 }

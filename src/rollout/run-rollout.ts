@@ -21,6 +21,7 @@ import { collectGarbage } from '../runtime/collect-garbage.js';
 import type { ContainerLimits, ContainerRuntime } from '../runtime/container-runtime.js';
 import type { Store } from '../store/open-store.js';
 import type { RunRow, RunSessionRow, SessionStatus } from '../store/run-repository.js';
+import { logprobSamplingMismatch, refuseLogprobMismatch } from '../upstream/preflight/logprob-sampling-mismatch.js';
 import type { UpstreamProfile } from '../upstream/preflight/upstream-profile.js';
 import { prepareRolloutUpstream, type RolloutUpstreamOptions } from './prepare-rollout-upstream.js';
 import type { RolloutEventListener } from './rollout-events.js';
@@ -204,6 +205,9 @@ async function withScheduler(
   start: (scheduler: SessionScheduler) => Promise<RolloutResult>,
 ): Promise<RolloutResult> {
   if (context.scheduler !== undefined) {
+    // The shared upstream was preflighted once with the default sampling: this run's own sampling is checked
+    // against its logprob mode here, as a preflight of its own would have (exit 3 unless allowed).
+    refuseLogprobMismatch(context.scheduler.upstream.profile.logprobMode, options.sampling ?? DEFAULT_ROLLOUT_SAMPLING, options.allowLogprobMismatch === true);
     context.scheduler.addTasks(records);
     return start(context.scheduler);
   }
@@ -263,7 +267,8 @@ async function buildManifest(
       maxModelLen: profile.maxModelLen,
       templateFingerprint: profile.templateFingerprint || null,
       logprobMode: profile.logprobMode,
-      logprobMismatchAllowed: profile.logprobMismatchAllowed,
+      // This run's sampling (a shared upstream's profile was preflighted with the default sampling).
+      logprobMismatchAllowed: logprobSamplingMismatch(profile.logprobMode, sampling) !== null && options.allowLogprobMismatch === true,
       reasoningField: profile.reasoningField,
       ...describeReplicas([options.upstream, ...(options.replicas ?? [])], urls),
     },

@@ -45,6 +45,7 @@ export const OPENAPI_DOCUMENT = {
           deadline_seconds: { type: 'integer', minimum: 1, description: 'The batch is cancelled when not finished this long after submission.' },
           concurrency: { type: 'integer', minimum: 1, description: 'Agents of this batch at once.' },
           evaluate: { type: 'boolean', default: true, description: 'Grade patches (rewards).' },
+          allow_logprob_mismatch: { type: 'boolean', default: false, description: "Run although the server's logprobs are raw and this sampling modifies the distribution (else the batch fails, as a rollout exits 3)." },
           callback_url: { type: 'string', format: 'uri', description: 'POSTed a CallbackBody for each completed group, retried with backoff.' },
           idempotency_key: { type: 'string', description: 'Or the Idempotency-Key header: same key + same body → same id; another body → 409.' },
         },

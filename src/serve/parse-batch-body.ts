@@ -18,6 +18,7 @@ export const BATCH_BODY = z
     deadline_seconds: positiveInt.optional(),
     concurrency: positiveInt.max(1024).optional(),
     evaluate: z.boolean().optional(),
+    allow_logprob_mismatch: z.boolean().optional(),
     callback_url: z.url({ protocol: /^https?$/ }).optional(),
     idempotency_key: z.string().min(1).max(200).optional(),
   })
@@ -47,6 +48,7 @@ export function parseBatchBody(body: unknown, headerKey: string | undefined): Ba
   if (value.deadline_seconds !== undefined) request.deadlineSeconds = value.deadline_seconds;
   if (value.concurrency !== undefined) request.concurrency = value.concurrency;
   if (value.evaluate !== undefined) request.evaluate = value.evaluate;
+  if (value.allow_logprob_mismatch !== undefined) request.allowLogprobMismatch = value.allow_logprob_mismatch;
   if (value.callback_url !== undefined) request.callbackUrl = value.callback_url;
   if (key !== undefined) request.idempotencyKey = key;
   return request;

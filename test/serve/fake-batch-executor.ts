@@ -16,13 +16,13 @@ export interface FakeExecutor {
   /** Sessions wait for this before they finish (replace it to hold them). */
   gate: { wait: () => Promise<void> };
   /** Executor starts, with `resume`. */
-  starts: { runName: string; resume: boolean; upstream: string; replicas: string[] }[];
+  starts: { runName: string; resume: boolean; upstream: string; replicas: string[]; allowLogprobMismatch: boolean | undefined }[];
 }
 
 export function createFakeExecutor(store: Store): FakeExecutor {
   const fake: FakeExecutor = { runs: new Map(), gate: { wait: async () => undefined }, starts: [], executor: async () => ({}) as never };
   fake.executor = async ({ runName, options, resume }, context) => {
-    fake.starts.push({ runName, resume, upstream: options.upstream, replicas: options.replicas ?? [] });
+    fake.starts.push({ runName, resume, upstream: options.upstream, replicas: options.replicas ?? [], allowLogprobMismatch: options.allowLogprobMismatch });
     let run = store.runs.get(runName);
     if (run === undefined) {
       run = store.runs.create({ name: runName, harness: options.harness, datasetPath: options.datasetPath, upstream: options.upstream, samples: options.samples, config: {}, ownerPid: process.pid, ownerHost: hostname() });

@@ -259,6 +259,17 @@ describe('polar serve HTTP API', () => {
     expect(h.fake.starts).toMatchObject([{ upstream: 'http://127.0.0.1:9/v1', replicas: ['http://127.0.0.1:10/v1', 'sim:oracle'] }]);
   });
 
+  it("passes allow_logprob_mismatch to the batch's run (off unless asked), and refuses a value that is not a boolean", async () => {
+    const h = await start();
+    const plain = (await h.call('POST', '/v1/rollouts', submitBody())).json;
+    const allowed = (await h.call('POST', '/v1/rollouts', { ...submitBody(), allow_logprob_mismatch: true })).json;
+    for (const id of [plain.id, allowed.id]) await until(async () => ((await h.call('GET', `/v1/rollouts/${id}`)).json.status === 'finished' ? true : undefined));
+    expect(h.fake.starts.map((s) => [s.runName, s.allowLogprobMismatch])).toEqual([[`serve-${plain.id}`, undefined], [`serve-${allowed.id}`, true]]);
+    const bad = await h.call('POST', '/v1/rollouts', { ...submitBody(), allow_logprob_mismatch: 'yes' });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.message).toMatch(/allow_logprob_mismatch/);
+  });
+
   it('sends server-sent events of batches, sessions and groups', async () => {
     const h = await start();
     const controller = new AbortController();

@@ -113,22 +113,18 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
     // One batch at a time (--max-batches 1): B is still waiting or running while A's rows are taken.
     expect(['queued', 'running']).toContain((await api('GET', `/v1/rollouts/${b.id}`)).status);
 
-    // Pause while B's agents are talking to the model: nothing reaches the upstream until the resume.
-    await until('a model call of batch B', async () => {
-      const reader = openStore(db, { readonly: true });
-      try {
-        const run = reader.runs.get(`serve-${b.id}`);
-        return (run !== undefined && reader.runs.sessions(run.id).some((s) => s.stage !== 'done' && s.callCount > 0)) || undefined;
-      } finally {
-        reader.close();
-      }
-    });
+    // Pause as soon as A has delivered, before B's agents reach the model (waiting for one of B's calls first
+    // raced: on a fast machine B's last call could be the one drained, leaving nothing to send after the
+    // resume). B's agents start and their calls are held at the gateway; nothing reaches the upstream.
     const paused = await api('POST', '/v1/generation/pause', { drain_timeout_ms: 30_000 });
     expect(paused).toMatchObject({ paused: true, drained: true });
-    const statusPaused = await api('GET', '/v1/status');
+    const statusPaused = await until('a held call of batch B', async () => {
+      const status = await api('GET', '/v1/status');
+      return status.generation.held > 0 ? status : undefined;
+    });
     expect(statusPaused.generation).toMatchObject({ paused: true, supported: true });
-    // Both batches ran in the server's one gateway: its replica has served A's calls and B's so far (a
-    // gateway per batch would report B's alone, A's having closed with its batch).
+    // Both batches ran in the server's one gateway: its replica has served A's calls and is now holding B's (a
+    // gateway per batch would have closed with A, and B's would report none of A's).
     const storeAtPause = openStore(db, { readonly: true });
     const callsOf = (batch: string) => storeAtPause.runs.sessions(storeAtPause.runs.get(`serve-${batch}`)!.id).reduce((sum, s) => sum + storeAtPause.calls.listBySession(s.id).length, 0);
     const [callsA, callsB] = [callsOf(a.id), callsOf(b.id)];
@@ -180,5 +176,15 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
     expect(cancelled.sessions).toMatchObject({ total: 1, done: 1, by_status: { cancelled: 1 } });
     await until('C containers removed', async () => ((await (runtime as ContainerRuntime).listContainers(runFilter(`serve-${c.id}`))).length === 0) || undefined, 30_000);
     expect((await api('GET', `/v1/rollouts/${a.id}`)).status).toBe('finished');
+
+    // The shared upstream was preflighted with the default sampling; the simulator's logprobs are raw (vLLM's
+    // default), so a batch sampling at temperature 0.7 fails as `polar rollout` would exit 3, before any container.
+    const hot = await api('POST', '/v1/rollouts', { harness: 'pi', tasks: [row(5)], samples: 1, sampling: { temperature: 0.7 } });
+    const failed = await until('the temperature-0.7 batch failed', async () => {
+      const got = await api('GET', `/v1/rollouts/${hot.id}`);
+      return got.status === 'failed' ? got : undefined;
+    }, 60_000);
+    expect(failed.status_reason).toMatch(/raw logprobs .* temperature 0\.7/);
+    expect((await (runtime as ContainerRuntime).listContainers(runFilter(`serve-${hot.id}`))).length).toBe(0);
   }, 900_000);
 });

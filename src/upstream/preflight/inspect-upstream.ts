@@ -9,6 +9,7 @@ import { detectLogprobMode } from './detect-logprob-mode.js';
 import { errorMessageOf, probeJson, probeStream, ProbeUnreachableError } from './probe-http.js';
 import { logprobProbeBody, PROBE_TOOL_MESSAGES, PROBE_TOOLS, toolProbeBody } from './probe-requests.js';
 import { checkStreamIds } from './check-stream-ids.js';
+import { LOGPROB_MISMATCH_HINT, logprobSamplingMismatch } from './logprob-sampling-mismatch.js';
 import type { PreflightCheck, UpstreamProfile } from './upstream-profile.js';
 
 export interface PreflightOptions {
@@ -212,22 +213,7 @@ function checkLogprobs(
     return;
   }
   profile.logprobMismatchAllowed = options.allowLogprobMismatch ?? false;
-  fail(
-    'logprob-mode',
-    `the server returns ${profile.logprobMode === 'unknown' ? 'logprobs of unknown kind' : 'raw logprobs (before temperature/top-k/top-p)'} but the run samples with ${describeNonUnit(sampling)}: exported logprobs would not be the sampling distribution's`,
-    'Serve with `vllm serve … --logprobs-mode processed_logprobs`, or sample with --temperature 1 --top-p 1 --top-k -1 --min-p 0, or pass --allow-logprob-mismatch (recorded with the run).',
-    EXIT_CODES.config,
-    profile.logprobMismatchAllowed,
-  );
-}
-
-function describeNonUnit(sampling: SamplingPolicy): string {
-  const parts: string[] = [];
-  if (sampling.temperature !== 1) parts.push(`temperature ${sampling.temperature}`);
-  if ((sampling.topP ?? 1) !== 1) parts.push(`top_p ${sampling.topP}`);
-  if ((sampling.topK ?? -1) > 0) parts.push(`top_k ${sampling.topK}`);
-  if ((sampling.minP ?? 0) !== 0) parts.push(`min_p ${sampling.minP}`);
-  return parts.join(', ') || 'a modified distribution';
+  fail('logprob-mode', logprobSamplingMismatch(profile.logprobMode, sampling) ?? 'exported logprobs would not be the sampling distribution\'s', LOGPROB_MISMATCH_HINT, EXIT_CODES.config, profile.logprobMismatchAllowed);
 }
 
 function sha256Ids(ids: readonly number[]): string {
