@@ -1,9 +1,9 @@
-// The staged session pipeline (DESIGN §6): separate, sized worker pools for init, run and post, with a
-// bounded READY buffer of prepared sessions between init and run, so the model (the run pool) never
-// waits for container set-up or evaluation. `serial` mode is the baseline: each worker does
-// init → run → post one after the other.
+// A fixed list of items through the staged session pipeline (DESIGN §6), for the benchmarks: `staged` runs
+// them through the production StagePools (sized init / run / post pools, a bounded READY buffer between init
+// and run, so the model never waits for container set-up or evaluation); `serial` is the baseline, each
+// worker doing init → run → post one after the other. Also the pool sizes every rollout uses.
 import { runWithConcurrency } from '../eval/swebench/run-with-concurrency.js';
-import { AsyncChannel } from './async-channel.js';
+import { StagePools } from './stage-pools.js';
 
 export interface PipelineStages<Item, Prepared, Ran> {
   /** Create and prepare (container, workspace); may be slow; bounded by `initWorkers`. */
@@ -43,28 +43,21 @@ export async function runPipeline<Item, Prepared, Ran>(
     });
     return;
   }
-  const queue = items.slice();
-  const next = (): Item | undefined => (options.signal?.aborted ? undefined : queue.shift());
-  const ready = new AsyncChannel<Prepared>(Math.max(1, sizes.readyBuffer));
-  const finished = new AsyncChannel<Ran>();
-  const initWorkers = Array.from({ length: sizes.initWorkers }, async () => {
-    for (let item = next(); item !== undefined; item = next()) await ready.put(await stages.init(item));
+  // Staged: the production pools (StagePools, as `polar rollout` and `polar serve` run them) over a fixed list.
+  type Box = { item: Item; prepared?: Prepared; ran?: Ran };
+  let failure: { error: unknown } | undefined;
+  const pools = new StagePools<Box>(sizes, {
+    init: async (box) => void (box.prepared = await stages.init(box.item)),
+    run: async (box) => void (box.ran = await stages.run(box.prepared as Prepared)),
+    post: async (box) => stages.post(box.ran as Ran),
+    dropped: () => options.signal?.aborted === true || failure !== undefined,
+    left: (_box, how) => {
+      if (how.failure !== undefined) failure ??= { error: how.failure };
+    },
   });
-  const runWorkers = Array.from({ length: sizes.runWorkers }, async () => {
-    for (let prepared = await ready.take(); prepared !== undefined; prepared = await ready.take()) {
-      await finished.put(await stages.run(prepared));
-    }
-  });
-  const postWorkers = Array.from({ length: sizes.postWorkers }, async () => {
-    for (let ran = await finished.take(); ran !== undefined; ran = await finished.take()) await stages.post(ran);
-  });
-  const results = await Promise.allSettled([
-    Promise.all(initWorkers).finally(() => ready.close()),
-    Promise.all(runWorkers).finally(() => finished.close()),
-    Promise.all(postWorkers),
-  ]);
-  const failure = results.find((result) => result.status === 'rejected');
-  if (failure?.status === 'rejected') throw failure.reason;
+  for (const item of items) pools.submit({ item });
+  await pools.close();
+  if (failure !== undefined) throw failure.error;
 }
 
 /**

@@ -83,6 +83,23 @@ describe('runPipeline', () => {
   });
 });
 
+describe('runPipeline failures', () => {
+  it('rethrows the first stage error after the workers finish, and starts no new item after it', async () => {
+    const started: number[] = [];
+    const boom = new Error('store failed');
+    const run = runPipeline(Array.from({ length: 10 }, (_, index) => index), {
+      init: async (item) => (started.push(item), item),
+      run: async (item) => {
+        if (item === 1) throw boom;
+        return item;
+      },
+      post: async () => undefined,
+    }, { initWorkers: 1, runWorkers: 1, postWorkers: 1, readyBuffer: 1 });
+    await expect(run).rejects.toBe(boom);
+    expect(started.length).toBeLessThan(10);
+  });
+});
+
 describe('AsyncChannel', () => {
   it('blocks producers at capacity and drains after close', async () => {
     const channel = new AsyncChannel<number>(1);
