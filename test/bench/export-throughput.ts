@@ -39,7 +39,7 @@ interface ChildResult {
   peakHeapMiB: number;
 }
 
-type Operation = { kind: 'export'; builder: TrajectoryBuilderName; format: ExportFormat } | { kind: 'show' };
+type Operation = { kind: 'export'; builder: TrajectoryBuilderName; format: ExportFormat; messages?: boolean } | { kind: 'show' };
 
 export const exportThroughput: Benchmark = {
   name: 'Export and runs show: throughput and peak RSS (synthetic runs with 64 KiB agent logs and multi-file patches)',
@@ -54,7 +54,8 @@ export function exportRunSizes(scale: number, withLargest: boolean): number[] {
 }
 
 const OPERATIONS: { label: string; operation: Operation }[] = [
-  { label: 'export polar, prefix_merging', operation: { kind: 'export', builder: 'prefix_merging', format: 'polar' } },
+  { label: 'export polar, prefix_merging (messages, the default)', operation: { kind: 'export', builder: 'prefix_merging', format: 'polar', messages: true } },
+  { label: 'export polar, prefix_merging, --no-messages', operation: { kind: 'export', builder: 'prefix_merging', format: 'polar' } },
   { label: 'export verl, per_request', operation: { kind: 'export', builder: 'per_request', format: 'verl' } },
   { label: 'runs show', operation: { kind: 'show' } },
 ];
@@ -129,7 +130,7 @@ function addSessionOutputs(store: Store, runName: string, seed: number): void {
 }
 
 function runChild(db: string, run: string, sessions: number, operation: Operation): ChildResult {
-  const extra = operation.kind === 'export' ? ['--builder', operation.builder, '--format', operation.format] : ['--sessions', String(sessions)];
+  const extra = operation.kind === 'export' ? ['--builder', operation.builder, '--format', operation.format, ...(operation.messages ? ['--messages'] : [])] : ['--sessions', String(sessions)];
   const args = ['--import', 'tsx', import.meta.filename, '--child', operation.kind, '--db', db, '--run', run, ...extra];
   // The child prints its result on stderr (its stdout is the printed output of `runs show`, sent to /dev/null).
   const child = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -154,7 +155,7 @@ async function childMain(argv: readonly string[]): Promise<void> {
   let bytes = 0;
   if (store !== undefined) {
     const sink = createStreamSink(createWriteStream('/dev/null'));
-    const summary = await exportRun(store, { run, builder: argValue(argv, '--builder') as TrajectoryBuilderName, format: argValue(argv, '--format') as ExportFormat, messages: false }, sink.write);
+    const summary = await exportRun(store, { run, builder: argValue(argv, '--builder') as TrajectoryBuilderName, format: argValue(argv, '--format') as ExportFormat, messages: argv.includes('--messages') }, sink.write);
     await sink.close();
     store.close();
     records = summary.records;
