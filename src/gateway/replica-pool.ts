@@ -2,6 +2,7 @@
 // call (its prefix cache lives there), new sessions go to the least-loaded healthy replica, a replica
 // that refuses connections or fails its health checks is marked down (its in-flight calls are cut, its
 // sessions re-pinned on their next call) and comes back once it answers again.
+import { setMaxListeners } from 'node:events';
 import { UpstreamClient } from '../upstream/upstream-client.js';
 import { ReplicaHealth, type ReplicaHealthOptions } from './replica-health.js';
 
@@ -67,7 +68,7 @@ export class ReplicaPool {
       calls: 0,
       lastError: null,
       downSince: null,
-      down: new AbortController(),
+      down: downController(),
     }));
     this.health = new ReplicaHealth(
       this.replicas.map((replica) => replica.client),
@@ -175,6 +176,16 @@ export class ReplicaPool {
     if (replica.healthy) return;
     replica.healthy = true;
     replica.downSince = null;
-    replica.down = new AbortController();
+    replica.down = downController();
   }
+}
+
+/**
+ * Every call in flight on a replica listens to its signal: without a limit Node warns of a possible leak
+ * ("MaxListenersExceededWarning") on the 11th concurrent call, on the user's terminal.
+ */
+function downController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

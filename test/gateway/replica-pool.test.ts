@@ -45,6 +45,23 @@ describe('ReplicaPool', () => {
     expect(replicas.statuses()[1]?.sessions).toBe(0);
   });
 
+  it('lets any number of calls in flight listen for a replica going down without a leak warning', async () => {
+    const replicas = make();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      // 64 concurrent calls of one session (one replica), each listening as handleModelCall does.
+      const leases = Array.from({ length: 64 }, () => replicas.acquire(1));
+      for (const lease of leases) lease.signal.addEventListener('abort', () => undefined, { once: true });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(warnings).toEqual([]);
+      for (const lease of leases) lease.release();
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('marks a replica down after failed health checks, cuts its in-flight leases, re-pins its sessions, and brings it back', async () => {
     const replicas = make();
     const onB = (replicas.acquire(1), replicas.acquire(2));
