@@ -54,10 +54,9 @@ export function buildUpstreamRequest(
     if (wire) messages.push(wire);
   }
 
-  const body: ChatCompletionRequestWire = {
+  const body: Omit<ChatCompletionRequestWire, 'stream'> = {
     model: options.model,
     messages,
-    stream: request.stream,
     logprobs: true,
     return_token_ids: true,
   };
@@ -86,8 +85,9 @@ export function buildUpstreamRequest(
     if (sampling.frequencyPenalty !== undefined) body.frequency_penalty = sampling.frequencyPenalty;
   }
   if (request.reasoning === false) body.chat_template_kwargs = { enable_thinking: false };
-  if (request.stream) body.stream_options = { include_usage: true };
-  return body;
+  // Last and together: a streaming and a non-streaming call of one conversation then differ only at the end, so
+  // the store's byte delta of one against the other stays small.
+  return { ...body, stream: request.stream, ...(request.stream ? { stream_options: { include_usage: true } } : {}) };
 }
 
 /** The client's own sampling values (as parsed from its request), in upstream names. */

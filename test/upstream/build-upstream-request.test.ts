@@ -19,6 +19,17 @@ describe('buildUpstreamRequest', () => {
     expect(body.messages).toEqual([{ role: 'user', content: 'hi' }]);
   });
 
+  it('puts the stream fields last, so a streaming and a non-streaming call of one conversation differ only at the end', () => {
+    const tools = [{ name: 'shell', description: 'Runs a command. '.repeat(50), parameters: { type: 'object' } }];
+    const conversation = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'Fix the failing test. '.repeat(50) }] }];
+    const [json, sse] = [false, true].map((stream) => JSON.stringify(buildUpstreamRequest(request(conversation, { stream, tools }), { model: 'served' })));
+    let shared = 0;
+    while (json![shared] === sse![shared]) shared++;
+    // The store diffs a call against the previous one of its lineage: only `"stream":…}` may differ.
+    expect(json!.length - shared).toBeLessThan(20);
+    expect(sse!.slice(shared)).toMatch(/^true,"stream_options":\{"include_usage":true\}\}$/);
+  });
+
   it('merges the leading system messages into one system turn; one inside the conversation stays in place as a user turn', () => {
     const body = buildUpstreamRequest(
       request([
