@@ -118,3 +118,9 @@ export class InternalError extends PolarError {
     super(message, 'internal', EXIT_CODES.generic, 'This is a bug in polar; please report it with the command you ran.', options);
   }
 }
+
+/** An error as one line for a stored reason or an HTTP body: the message, then the hint of a PolarError that has one. */
+export function describeError(error: unknown): string {
+  if (error instanceof PolarError && error.hint) return `${error.message}. ${error.hint}`;
+  return error instanceof Error ? error.message : String(error);
+}

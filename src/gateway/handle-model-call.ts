@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import type { SamplingPolicy } from '../config/sampling-policy.js';
-import { PolarError } from '../errors.js';
+import { describeError, PolarError } from '../errors.js';
 import type { CanonicalRequest } from '../providers/canonical.js';
 import type { RequestContext } from '../providers/protocol-adapter.js';
 import { parseClientJson } from '../providers/parse-client-json.js';
@@ -145,7 +145,7 @@ async function recordFailure(context: CallContext, error: unknown, clientGone: b
   }
   if (error instanceof PolarError) {
     // e.g. the upstream serves several models and none was named: the message says which.
-    const message = error.hint ? `${error.message}. ${error.hint}` : error.message;
+    const message = describeError(error);
     await safeCommit(context, 'upstream_error', message, 502);
     answerError(context, { kind: 'upstream-error', status: 502, message });
     return;

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CancelledError, NotFoundError, PolarError, UsageError } from '../errors.js';
+import { CancelledError, describeError, NotFoundError, UsageError } from '../errors.js';
 import { activityBetween, type ActivitySnapshot } from '../gateway/activity-meter.js';
 import type { Gateway } from '../gateway/create-gateway.js';
 import type { ReplicaStatus } from '../gateway/replica-pool.js';
@@ -342,8 +342,8 @@ export class RolloutEngine {
       reason = result.run.statusReason;
     } catch (error) {
       status = 'failed';
-      // The hint says how to fix it (e.g. a sampling the server's raw logprobs cannot represent).
-      reason = error instanceof PolarError && error.hint ? `${error.message}. ${error.hint}` : error instanceof Error ? error.message : String(error);
+      // With the hint: how to fix it (e.g. a sampling the server's raw logprobs cannot represent).
+      reason = describeError(error);
     } finally {
       detach?.();
     }

@@ -201,8 +201,7 @@ function checkLogprobs(
     profile.logprobMode = detectLogprobMode(one.json as ChatCompletionWire, half.json as ChatCompletionWire);
   }
   const sampling = options.sampling;
-  const rawIsExact = samplesUnmodifiedDistribution(sampling);
-  profile.logprobsMatchSampling = profile.logprobMode === 'processed' || (profile.logprobMode === 'raw' && rawIsExact) || (profile.logprobMode === 'unknown' && rawIsExact);
+  profile.logprobsMatchSampling = profile.logprobMode === 'processed' || samplesUnmodifiedDistribution(sampling);
   const modeText = profile.logprobMode === 'unknown' ? 'could not be told apart (raw or processed)' : `${profile.logprobMode}`;
   if (profile.logprobsMatchSampling) {
     pass('logprob-mode', `logprobs are ${modeText}; they are the sampling distribution's`, profile.logprobMode === 'raw' ? 'raw logprobs are exact only while temperature 1, top_p 1, top_k off, min_p 0' : undefined);
@@ -213,7 +212,8 @@ function checkLogprobs(
     return;
   }
   profile.logprobMismatchAllowed = options.allowLogprobMismatch ?? false;
-  fail('logprob-mode', logprobSamplingMismatch(profile.logprobMode, sampling) ?? 'exported logprobs would not be the sampling distribution\'s', LOGPROB_MISMATCH_HINT, EXIT_CODES.config, profile.logprobMismatchAllowed);
+  // Not null here: the logprobs are not processed, the distribution is modified and the run (not the harness) samples.
+  fail('logprob-mode', logprobSamplingMismatch(profile.logprobMode, sampling)!, LOGPROB_MISMATCH_HINT, EXIT_CODES.config, profile.logprobMismatchAllowed);
 }
 
 function sha256Ids(ids: readonly number[]): string {
