@@ -2,7 +2,7 @@
 import { NotFoundError, UsageError } from '../errors.js';
 import type { Store } from '../store/open-store.js';
 import type { RunRow } from '../store/run-repository.js';
-import type { CallRawBytes, StoredCall } from '../store/stored-call.js';
+import type { StoredCall } from '../store/stored-call.js';
 import { buildPrefixMerging } from '../trajectory/build-prefix-merging.js';
 import { buildTrajectory } from '../trajectory/build-trajectory.js';
 import { labelSideCalls, lineageByCall } from '../trajectory/lineage.js';
@@ -199,14 +199,16 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
   countCalls(summary, build, stored.length);
   const scored = plan.advantage!;
   const lineages = lineageByCall(context.builder === 'prefix_merging' ? build : buildPrefixMerging(session.id, stored.map(toTrajectoryCall), options.builderOptions));
-  const raws = withMessages ? store.calls.rawOf(build.rows.map((row) => row.callIds.at(-1)!)) : new Map<number, CallRawBytes>();
+  // Request bytes are decoded for two kinds of call only, in one pass: the first call of each non-main lineage
+  // (title, quota and summary calls are recognised by their request) and, for messages, each row's last call.
+  const sideFirsts = [...new Set(lineages.values())].flatMap((lineage) => (lineage.kind === 'main' ? [] : lineage.callIds.slice(0, 1)));
+  const raws = store.calls.rawOf([...sideFirsts, ...(withMessages ? build.rows.map((row) => row.callIds.at(-1)!) : [])]);
   const withRawOf = (callId: number): StoredCall | undefined => {
     const call = byId.get(callId);
     const raw = raws.get(callId);
     return call === undefined || raw === undefined ? call : { ...call, raw };
   };
-  // Title, quota and summary calls: only the first call of each non-main lineage is read with its request.
-  labelSideCalls(new Set(lineages.values()), (callId) => requestSideCallKind(raws.has(callId) ? withRawOf(callId) : store.calls.get(callId, { withRaw: true })));
+  labelSideCalls(new Set(lineages.values()), (callId) => requestSideCallKind(withRawOf(callId)));
   const weights = options.lineageWeights ?? DEFAULT_LINEAGE_WEIGHTS;
   const rowLineage = (row: (typeof build.rows)[number]) => lineages.get(row.callIds[0]!) ?? null;
   const rowsPerLineage = new Map<number, number>();
