@@ -1,5 +1,6 @@
 // The messages between the gateway's thread and the call-writer worker: a CallRecord made cheap to post.
 import type { CallRecord, TokenCapture } from '../capture/call-record.js';
+import type { InsertableCall } from './insert-call.js';
 
 /**
  * A CallRecord whose token ids and logprobs travel as Float64Arrays (exact for every number) and whose
@@ -68,13 +69,10 @@ function asBuffer(data: Uint8Array | null): Buffer | null {
   return data === null ? null : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
 
-/** Inverse of toWireRecord (no copies of the byte fields). */
-export function fromWireRecord(wire: WireRecord): CallRecord {
-  const { capture } = wire;
-  const list = (values: Float64Array | null): number[] | null => (values === null ? null : toArray(values));
+/** Inverse of toWireRecord, for the inserter: no copies, the numbers stay in their Float64Arrays. */
+export function fromWireRecord(wire: WireRecord): InsertableCall {
   return {
     ...wire,
-    capture: { ...capture, promptTokenIds: list(capture.promptTokenIds), tokenIds: list(capture.tokenIds), logprobs: list(capture.logprobs) },
     clientRequest: asBuffer(wire.clientRequest) as Buffer,
     upstreamRequest: asBuffer(wire.upstreamRequest),
     upstreamResponse: asBuffer(wire.upstreamResponse),
@@ -89,11 +87,4 @@ export function toWireError(error: unknown): WireError {
     ...(typeof e?.hint === 'string' ? { hint: e.hint } : {}),
     ...(typeof e?.code === 'string' ? { code: e.code } : {}),
   };
-}
-
-/** A plain array of the values (a counted loop: Array.from walks the iterator protocol). */
-function toArray(values: Float64Array): number[] {
-  const out = new Array<number>(values.length);
-  for (let index = 0; index < values.length; index++) out[index] = values[index] as number;
-  return out;
 }

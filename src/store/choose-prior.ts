@@ -6,19 +6,27 @@ import { commonPrefixLength } from './token-delta.js';
 /** An earlier call of the session, decoded, with its seq. */
 export type RecentCall = PriorCall & { seq: number };
 
+/** The chosen call, and how many prompt ids it shares (null when not compared: no prompt ids on either side). */
+export interface PriorChoice {
+  call: RecentCall;
+  sharedLen: number | null;
+}
+
 /** How many recent calls of a session are candidates: an interleaved side call must not hide the main lineage. */
 export const LINEAGE_WINDOW = 8;
 
 /**
  * The candidate whose prompt + sampled ids share the longest prefix with `prompt` (the most recent on
  * ties, or when the call has no prompt ids). Candidates before the last checkpoint are skipped, so a
- * decode walks back at most to it (see delta-policy).
+ * decode walks back at most to it (see delta-policy). The shared length comes back with it, so the
+ * delta need not compare the two again.
  */
-export function choosePrior(recent: readonly RecentCall[], prompt: readonly number[] | null, seq: number): RecentCall | undefined {
+export function choosePrior(recent: readonly RecentCall[], prompt: ArrayLike<number> | null, seq: number): PriorChoice | undefined {
   const checkpoint = lastCheckpoint(seq);
   const eligible = recent.filter((call) => call.seq >= checkpoint);
   const latest = eligible.at(-1);
-  if (prompt === null || latest === undefined) return latest;
+  if (latest === undefined) return undefined;
+  if (prompt === null) return { call: latest, sharedLen: null };
   let best = latest;
   let bestShared = latest.promptBase === null ? -1 : commonPrefixLength(latest.promptBase, prompt);
   for (let i = eligible.length - 2; i >= 0; i--) {
@@ -34,5 +42,5 @@ export function choosePrior(recent: readonly RecentCall[], prompt: readonly numb
       bestShared = shared;
     }
   }
-  return best;
+  return { call: best, sharedLen: bestShared < 0 ? null : bestShared };
 }

@@ -31,11 +31,14 @@ export interface EncodedBytes {
   suffixLen: number;
 }
 
-/** Prompt ids as (base, shared prefix length, packed tail), or in full at a checkpoint or short overlap. */
-export function encodePromptIds(prior: PriorCall | undefined, prompt: readonly number[] | null, seq: number): EncodedPrompt {
+/**
+ * Prompt ids as (base, shared prefix length, packed tail), or in full at a checkpoint or short overlap.
+ * `sharedLen`: the prefix the prompt shares with `prior.promptBase`, when the caller already measured it.
+ */
+export function encodePromptIds(prior: PriorCall | undefined, prompt: ArrayLike<number> | null, seq: number, sharedLen?: number | null): EncodedPrompt {
   if (prompt === null) return { tail: null, baseCallId: null, sharedLen: 0 };
   if (prior !== undefined && prior.promptBase !== null) {
-    const delta = encodeTokenDelta(prior.promptBase, prompt);
+    const delta = encodeTokenDelta(prior.promptBase, prompt, sharedLen ?? undefined);
     if (shouldStoreDelta(seq, delta.sharedLen, prompt.length)) {
       return { tail: packNumberArray(delta.tail), baseCallId: prior.id, sharedLen: delta.sharedLen };
     }

@@ -1,6 +1,6 @@
 // Inserts one call in a synchronous IMMEDIATE transaction: assigns seq, diffs against the recent call of its lineage, commits.
 import type Database from 'better-sqlite3';
-import type { CallRecord } from '../capture/call-record.js';
+import type { CallRecord, TokenCapture } from '../capture/call-record.js';
 import { DataError } from '../errors.js';
 import { compressBytes } from './compress-bytes.js';
 import { choosePrior, LINEAGE_WINDOW, type RecentCall } from './choose-prior.js';
@@ -33,38 +33,56 @@ function isUint32(value: number): boolean {
   return Number.isInteger(value) && value >= 0 && value <= 0xffff_ffff && !Object.is(value, -0);
 }
 
-/** Prompt ids followed by sampled ids: a Uint32Array when every value is exactly one, else a number[]. */
-function promptBaseOf(prompt: number[], sampled: number[] | null): ArrayLike<number> {
-  // One counted pass (concat + every + Uint32Array.from took 14% of the writer's time on 17k-token prompts).
+/**
+ * A CallRecord whose captured numbers may be typed arrays: the commit worker receives them as Float64Arrays
+ * and stores them without turning them back into arrays of numbers.
+ */
+export type InsertableCall = Omit<CallRecord, 'capture'> & {
+  capture: Omit<TokenCapture, 'promptTokenIds' | 'tokenIds' | 'logprobs'> & {
+    promptTokenIds: ArrayLike<number> | null;
+    tokenIds: ArrayLike<number> | null;
+    logprobs: ArrayLike<number> | null;
+  };
+};
+
+/**
+ * Prompt ids followed by sampled ids, in one counted pass: a Uint32Array when every value is exactly one,
+ * else a number[]. It is what the next call of the lineage is diffed against, and its first part is this
+ * call's prompt for its own delta.
+ */
+function promptBaseOf(prompt: ArrayLike<number>, sampled: ArrayLike<number> | null): ArrayLike<number> {
   const out = new Uint32Array(prompt.length + (sampled?.length ?? 0));
   for (let index = 0; index < prompt.length; index++) {
     const value = prompt[index] as number;
-    if (!isUint32(value)) return sampled === null ? prompt : prompt.concat(sampled);
+    if (!isUint32(value)) return concat(prompt, sampled);
     out[index] = value;
   }
   if (sampled !== null) {
     for (let index = 0; index < sampled.length; index++) {
       const value = sampled[index] as number;
-      if (!isUint32(value)) return prompt.concat(sampled);
+      if (!isUint32(value)) return concat(prompt, sampled);
       out[prompt.length + index] = value;
     }
   }
   return out;
 }
 
-function toPriorCall(id: number, seq: number, record: CallRecord): RecentCall {
-  const { promptTokenIds, tokenIds } = record.capture;
+function concat(prompt: ArrayLike<number>, sampled: ArrayLike<number> | null): number[] {
+  return [...Array.from(prompt), ...(sampled === null ? [] : Array.from(sampled))];
+}
+
+function toPriorCall(id: number, seq: number, record: InsertableCall, promptBase: ArrayLike<number> | null): RecentCall {
   return {
     id,
     seq,
-    promptBase: promptTokenIds === null ? null : promptBaseOf(promptTokenIds, tokenIds),
+    promptBase,
     clientRequest: Buffer.from(record.clientRequest),
     upstreamRequest: record.upstreamRequest === null ? null : Buffer.from(record.upstreamRequest),
   };
 }
 
 /** Turns SQLite's foreign-key failure into the typed error for an unknown session. */
-function toInsertError(error: unknown, record: CallRecord): unknown {
+function toInsertError(error: unknown, record: InsertableCall): unknown {
   if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
     return new DataError(`Cannot record a call for session ${record.sessionId}: no such session.`, 'Create the session first (polar sessions new).');
   }
@@ -76,13 +94,13 @@ export type BatchOutcome = { id: number } | { error: unknown };
 
 export interface CallInserter {
   /** Inserts one call in its own IMMEDIATE transaction; returns only after the commit. */
-  one(record: CallRecord): number;
+  one(record: InsertableCall): number;
   /**
    * Inserts the records in ONE IMMEDIATE transaction, each in its own savepoint: a record that fails
    * (unknown session) is left out and the others are kept. Returns after the commit; throws (and
    * stores none of them) only when the transaction itself fails (disk full, busy past the timeout).
    */
-  batch(records: readonly CallRecord[]): BatchOutcome[];
+  batch(records: readonly InsertableCall[]): BatchOutcome[];
 }
 
 export function createCallInserter(db: Database.Database, reader: CallReader): CallInserter {
@@ -91,14 +109,18 @@ export function createCallInserter(db: Database.Database, reader: CallReader): C
   /** Map order is recency order: the first key is evicted first. */
   const priors = new Map<number, RecentCall[]>();
 
-  const write = db.transaction((record: CallRecord): number => {
+  const write = db.transaction((record: InsertableCall): number => {
     const last = lastCall.get(record.sessionId);
     const seq = last === undefined ? 0 : last.seq + 1;
     const cached = priors.get(record.sessionId);
     const recent = last === undefined ? [] : cached?.at(-1)?.id === last.id ? cached : [{ ...reader.loadPrior(last.id), seq: last.seq }];
     const { capture } = record;
-    const prior: PriorCall | undefined = choosePrior(recent, capture.promptTokenIds, seq);
-    const prompt = encodePromptIds(prior, capture.promptTokenIds, seq);
+    // The prompt ids as a view of the lineage base this call leaves behind (one pass over the ids for both).
+    const promptBase = capture.promptTokenIds === null ? null : promptBaseOf(capture.promptTokenIds, capture.tokenIds);
+    const promptIds = promptBase instanceof Uint32Array ? promptBase.subarray(0, capture.promptTokenIds!.length) : capture.promptTokenIds;
+    const choice = choosePrior(recent, promptIds, seq);
+    const prior: PriorCall | undefined = choice?.call;
+    const prompt = encodePromptIds(prior, promptIds, seq, choice?.sharedLen);
     const client = encodeRequestBytes(prior?.id, prior?.clientRequest, record.clientRequest, seq);
     const upstream = encodeRequestBytes(prior?.id, prior?.upstreamRequest, record.upstreamRequest, seq);
     const result = insert.run({
@@ -126,7 +148,7 @@ export function createCallInserter(db: Database.Database, reader: CallReader): C
       completion_tokens: capture.completionTokens,
       response: record.response === null ? null : JSON.stringify(record.response),
       prompt_ids_tail: prompt.tail,
-      prompt_ids_len: capture.promptTokenIds?.length ?? null,
+      prompt_ids_len: promptIds?.length ?? null,
       prompt_base_call_id: prompt.baseCallId,
       prompt_shared_len: prompt.sharedLen,
       token_ids: packNullableNumberArray(capture.tokenIds),
@@ -147,7 +169,7 @@ export function createCallInserter(db: Database.Database, reader: CallReader): C
     });
     const id = Number(result.lastInsertRowid);
     priors.delete(record.sessionId);
-    priors.set(record.sessionId, [...recent, toPriorCall(id, seq, record)].slice(-LINEAGE_WINDOW));
+    priors.set(record.sessionId, [...recent, toPriorCall(id, seq, record, promptBase)].slice(-LINEAGE_WINDOW));
     return id;
   });
 
@@ -155,7 +177,7 @@ export function createCallInserter(db: Database.Database, reader: CallReader): C
     while (priors.size > PRIOR_CACHE_SIZE) priors.delete(priors.keys().next().value as number);
   };
 
-  const writeBatch = db.transaction((records: readonly CallRecord[]): BatchOutcome[] =>
+  const writeBatch = db.transaction((records: readonly InsertableCall[]): BatchOutcome[] =>
     records.map((record) => {
       try {
         return { id: write(record) };

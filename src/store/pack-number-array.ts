@@ -42,15 +42,27 @@ function isFloat32(x: number): boolean {
  * use), uint32 for larger ones, float32 for logprobs when every value is exactly a float32, float64
  * otherwise. An empty array is uint32 (the tag alone).
  */
-export function chooseNumberArrayFormat(values: readonly number[]): NumberArrayFormat {
-  if (values.length > 0 && values.every(isUint24)) return 'uint24';
-  if (values.every(isUint32)) return 'uint32';
-  if (values.every(isFloat32)) return 'float32';
+export function chooseNumberArrayFormat(values: ArrayLike<number>): NumberArrayFormat {
+  if (values instanceof Uint32Array) return values.length > 0 && maxOf(values) < 0x100_0000 ? 'uint24' : 'uint32';
+  if (values.length > 0 && every(values, isUint24)) return 'uint24';
+  if (every(values, isUint32)) return 'uint32';
+  if (every(values, isFloat32)) return 'float32';
   return 'float64';
 }
 
+function every(values: ArrayLike<number>, test: (value: number) => boolean): boolean {
+  for (let i = 0; i < values.length; i++) if (!test(values[i] as number)) return false;
+  return true;
+}
+
+function maxOf(values: Uint32Array): number {
+  let max = 0;
+  for (let i = 0; i < values.length; i++) if ((values[i] as number) > max) max = values[i] as number;
+  return max;
+}
+
 /** Packs values as `[format tag][value, little-endian]*`. Lossless for every JS number. */
-export function packNumberArray(values: readonly number[]): Buffer {
+export function packNumberArray(values: ArrayLike<number>): Buffer {
   const format = chooseNumberArrayFormat(values);
   const width = WIDTH_BY_FORMAT[format];
   const blob = Buffer.alloc(1 + values.length * width);
@@ -113,7 +125,7 @@ export function unpackNumberArray(blob: Uint8Array): number[] {
 }
 
 /** packNumberArray that keeps null as null (null and empty stay distinct). */
-export function packNullableNumberArray(values: readonly number[] | null): Buffer | null {
+export function packNullableNumberArray(values: ArrayLike<number> | null): Buffer | null {
   return values === null ? null : packNumberArray(values);
 }
 

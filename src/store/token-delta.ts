@@ -5,14 +5,15 @@ import { DataError } from '../errors.js';
 /** A sequence expressed against a base: `base[0, sharedLen) ++ tail`. */
 export interface TokenDelta {
   sharedLen: number;
-  tail: number[];
+  tail: ArrayLike<number>;
 }
 
 export { commonPrefixLength } from '../capture/common-prefix-length.js';
 
-export function encodeTokenDelta(base: ArrayLike<number>, current: readonly number[]): TokenDelta {
-  const sharedLen = commonPrefixLength(base, current);
-  return { sharedLen, tail: current.slice(sharedLen) };
+/** `sharedLen`: the common prefix of base and current when the caller already measured it. The tail of a typed array is a view. */
+export function encodeTokenDelta(base: ArrayLike<number>, current: ArrayLike<number>, sharedLen = commonPrefixLength(base, current)): TokenDelta {
+  const tail = current instanceof Uint32Array || current instanceof Float64Array ? current.subarray(sharedLen) : Array.prototype.slice.call(current, sharedLen);
+  return { sharedLen, tail };
 }
 
 /** Inverse of encodeTokenDelta. Throws DataError when the base is shorter than the shared length. */
@@ -21,6 +22,6 @@ export function decodeTokenDelta(base: readonly number[], delta: TokenDelta): nu
     throw new DataError(`Token delta shares ${delta.sharedLen} tokens with a base of ${base.length}.`, 'The database may be corrupt.');
   }
   const out = base.slice(0, delta.sharedLen);
-  for (const token of delta.tail) out.push(token);
+  for (let i = 0; i < delta.tail.length; i++) out.push(delta.tail[i] as number);
   return out;
 }

@@ -34,7 +34,12 @@ describe('choosePrior', () => {
       fc.property(fc.array(fc.option(ids, { nil: null }), { minLength: 1, maxLength: 8 }), fc.option(ids, { nil: null }), (bases, prompt) => {
         const recent = bases.map((base, index) => call(index + 1, base));
         // seq 1..8 are after the first checkpoint (0), so every candidate is eligible.
-        expect(choosePrior(recent, prompt, 9)?.id).toBe(reference(recent, prompt)?.id);
+        const choice = choosePrior(recent, prompt, 9);
+        const expected = reference(recent, prompt);
+        expect(choice?.call.id).toBe(expected?.id);
+        // The shared length handed to the delta is the real one (null only when nothing was compared).
+        const base = choice?.call.promptBase ?? null;
+        expect(choice?.sharedLen).toBe(prompt === null || base === null ? null : commonPrefixLength(base, prompt));
       }),
       { seed: 42, numRuns: 3000 },
     );
@@ -43,7 +48,7 @@ describe('choosePrior', () => {
   it('finds the main lineage behind a more recent side call, and prefers the most recent on ties', () => {
     const main = [5, 6, 7, 8];
     const recent = [call(1, [5, 6]), call(2, main), call(3, [9, 9, 9])];
-    expect(choosePrior(recent, [...main, 4], 9)?.id).toBe(2);
-    expect(choosePrior([call(1, main), call(2, main)], [...main, 4], 9)?.id).toBe(2);
+    expect(choosePrior(recent, [...main, 4], 9)?.call.id).toBe(2);
+    expect(choosePrior([call(1, main), call(2, main)], [...main, 4], 9)?.call.id).toBe(2);
   });
 });

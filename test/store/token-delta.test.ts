@@ -44,6 +44,40 @@ describe('token delta', () => {
     expect(commonPrefixLength([0], [-0])).toBe(0);
   });
 
+  it('compares two Uint32Arrays block by block exactly as id by id, at any offset and mismatch position', () => {
+    // Lengths around the 512-id block, mismatches anywhere (inside, at and across block edges) or none.
+    const plainPrefix = (a: ArrayLike<number>, b: ArrayLike<number>, offset: number): number => {
+      let i = 0;
+      while (i < a.length && offset + i < b.length && a[i] === b[offset + i]) i++;
+      return i;
+    };
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2100 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.array(fc.integer({ min: 0, max: 2200 }), { maxLength: 3 }),
+        fc.integer({ min: -300, max: 300 }),
+        (length, offset, flips, extra) => {
+          const a = Uint32Array.from({ length }, (_, i) => (i * 2654435761) >>> 8);
+          const b = new Uint32Array(offset + Math.max(0, length + extra));
+          b.set(a.subarray(0, Math.min(length, b.length - offset)), offset);
+          for (const at of flips) if (offset + at < b.length) b[offset + at] = (b[offset + at]! + 1) >>> 0;
+          expect(commonPrefixLength(a, b, offset)).toBe(plainPrefix(a, b, offset));
+          expect(commonPrefixLength(Array.from(a), b, offset)).toBe(plainPrefix(a, b, offset));
+        },
+      ),
+      { seed: 7, numRuns: 2000 },
+    );
+  });
+
+  it('keeps a typed tail as a view of the current sequence', () => {
+    const current = Uint32Array.from([1, 2, 3, 4]);
+    const delta = encodeTokenDelta([1, 2], current);
+    expect(delta.sharedLen).toBe(2);
+    expect(Array.from(delta.tail)).toEqual([3, 4]);
+    expect((delta.tail as Uint32Array).buffer).toBe(current.buffer);
+  });
+
   it('rejects a shared length longer than the base', () => {
     expect(() => decodeTokenDelta([1], { sharedLen: 2, tail: [] })).toThrow(DataError);
   });
