@@ -6,7 +6,7 @@ import type { UpstreamResponse } from '../upstream/upstream-client.js';
 import type { ChatCompletionWire } from '../upstream/vllm-api-types.js';
 import { answerError, type CallContext, commitCall, markFirstByte } from './call-context.js';
 import { classifyEarlyClose, classifyUpstreamError } from './classify-upstream-error.js';
-import { sendJson } from './send-json.js';
+import { sendJsonText } from './send-json.js';
 
 /** Contract: always answers the client (unless it left) and commits exactly one record. */
 export async function relayCompletion(context: CallContext, upstream: UpstreamResponse): Promise<void> {
@@ -62,7 +62,7 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
     return;
   }
   // token_mismatch still answers the client: the answer is valid, only the capture is untrusted.
-  await commitCall(context, {
+  const committing = commitCall(context, {
     status: verdict.status,
     error: verdict.error,
     httpStatus: 200,
@@ -70,7 +70,14 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
     response: decoded.response,
     upstreamResponse: raw,
   });
-  if (context.request === null) return;
+  // The answer is rendered while the commit worker commits, and sent only once the commit is done.
+  let answer: string | undefined;
+  try {
+    answer = context.request === null ? undefined : JSON.stringify(context.adapter.renderResponse(decoded.response, context.request));
+  } finally {
+    await committing;
+  }
+  if (answer === undefined) return;
   markFirstByte(context);
-  sendJson(context.res, 200, context.adapter.renderResponse(decoded.response, context.request));
+  sendJsonText(context.res, 200, answer);
 }
