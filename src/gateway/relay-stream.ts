@@ -6,6 +6,7 @@ import type { StreamEncoder } from '../providers/protocol-adapter.js';
 import { ChatStreamDecoder } from '../upstream/chat-stream-decoder.js';
 import { checkTokenCapture, NO_TOKEN_IDS_MESSAGE } from '../upstream/check-token-capture.js';
 import { SseDataParser } from '../upstream/sse-line-splitter.js';
+import { splitPromptIds } from '../upstream/split-prompt-ids.js';
 import type { UpstreamResponse } from '../upstream/upstream-client.js';
 import type { ChatCompletionChunkWire } from '../upstream/vllm-api-types.js';
 import { answerError, type CallContext, type CallOutcome, commitCall, markFirstByte } from './call-context.js';
@@ -80,7 +81,9 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
     };
 
     const failStream = (status: CallOutcome['status'], error: GatewayErrorBody): void => {
-      abort.abort();
+      // Cancel the generation; an answer already received whole has nothing left to cancel (and Node reports
+      // aborting a request whose response has ended as an uncaught error).
+      if (!body.complete) abort.abort();
       settle({ status, error: error.message, httpStatus: res.headersSent ? 200 : error.status, response: decoder.response() }, () =>
         failClient(error),
       );
@@ -90,8 +93,10 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
       if (settled) return;
       if (data === '[DONE]') return;
       let chunk: ChatCompletionChunkWire & { error?: { message?: string } };
+      // The first chunk's prompt ids are parsed after its events are written (resolvePromptIds below).
+      const split = decoder.hasStarted || encoder.reportsInputTokensAtStart === true ? undefined : splitPromptIds(data);
       try {
-        chunk = JSON.parse(data) as typeof chunk;
+        chunk = split === undefined ? (JSON.parse(data) as typeof chunk) : split.chunk;
       } catch {
         failStream('upstream_error', { kind: 'upstream-error', status: 502, message: `upstream sent a malformed stream chunk: ${data.slice(0, 200)}` });
         return;
@@ -101,7 +106,7 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
         return;
       }
       if (typeof chunk.model === 'string') context.responseModel ??= chunk.model;
-      const events = decoder.push(chunk);
+      const events = decoder.push(chunk, split?.promptIds);
       if (!res.headersSent && !decoder.hasPromptTokenIds) {
         // Refuse before streaming anything: a call without token ids is not training data.
         failStream('no_token_ids', { kind: 'upstream-error', status: 502, message: NO_TOKEN_IDS_MESSAGE });
@@ -113,6 +118,8 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
     const onEnd = (): void => {
       if (settled) return;
       for (const data of parser.end()) onData(data);
+      if (settled) return;
+      resolvePromptIds();
       if (settled) return;
       if (!decoder.finished) {
         failStream('upstream_error', { kind: 'upstream-error', status: 502, message: 'upstream stream ended before a finish_reason' });
@@ -127,10 +134,21 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
       });
     };
 
+    const resolvePromptIds = (): void => {
+      if (settled) return;
+      try {
+        decoder.resolvePromptIds();
+      } catch (error) {
+        failStream('upstream_error', { kind: 'upstream-error', status: 502, message: `upstream sent malformed prompt_token_ids in its first stream chunk: ${(error as Error).message}` });
+      }
+    };
+
     body.on('data', (chunk: Buffer) => {
       if (context.recordUpstreamResponse) raw.push(chunk);
       for (const data of parser.push(chunk)) onData(data);
       if (!settled) flush();
+      // After the write above reaches the socket: Node corks a response's first writes until the next tick.
+      if (!settled && decoder.hasUnresolvedPromptIds) process.nextTick(resolvePromptIds);
     });
     body.on('end', onEnd);
     // The upstream client knows whether its idle timeout cut the stream; anything else is an upstream failure.

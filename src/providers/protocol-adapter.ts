@@ -17,6 +17,11 @@ export interface StreamEncoder {
   encode(event: StreamEvent): string;
   /** Frames for an error that happens after the stream started (headers already sent). */
   error(error: GatewayErrorBody): string;
+  /**
+   * True when the opening frame reports the prompt's token count (Anthropic's `message_start`): the
+   * gateway then parses the prompt's ids before the first frame instead of right after it.
+   */
+  readonly reportsInputTokensAtStart?: boolean;
 }
 
 export interface HttpErrorResponse {

@@ -3,6 +3,7 @@
 import type { TokenCapture } from '../capture/call-record.js';
 import type { AssistantPart, CanonicalResponse, StreamEvent } from '../providers/canonical.js';
 import { mapFinishReason } from './map-finish-reason.js';
+import { parsePromptIds } from './split-prompt-ids.js';
 import type { ChatCompletionChunkWire } from './vllm-api-types.js';
 
 type ToolCallPart = Extract<AssistantPart, { type: 'tool-call' }>;
@@ -24,6 +25,8 @@ export class ChatStreamDecoder {
   private model = '';
   private created = 0;
   private promptTokenIds: number[] | null = null;
+  /** The first chunk's prompt ids as JSON text, until resolvePromptIds parses them (see split-prompt-ids). */
+  private deferredPromptIds: string | null = null;
   private tokenIds: number[] | null = null;
   private logprobs: number[] | null = null;
   private finishReason: string | null = null;
@@ -37,7 +40,28 @@ export class ChatStreamDecoder {
 
   /** True once a chunk carried `prompt_token_ids` (vLLM sends them in the first chunk). */
   get hasPromptTokenIds(): boolean {
-    return this.promptTokenIds !== null;
+    return this.promptTokenIds !== null || this.deferredPromptIds !== null;
+  }
+
+  /** True while prompt ids pushed as text wait for resolvePromptIds. */
+  get hasUnresolvedPromptIds(): boolean {
+    return this.deferredPromptIds !== null;
+  }
+
+  /** True once the first chunk was pushed. */
+  get hasStarted(): boolean {
+    return this.started;
+  }
+
+  /**
+   * Parses prompt ids pushed as text. Throws Error when they are not a JSON array (the chunk they came in
+   * was malformed); they are then dropped, so the capture has none.
+   */
+  resolvePromptIds(): void {
+    const text = this.deferredPromptIds;
+    if (text === null) return;
+    this.deferredPromptIds = null;
+    this.promptTokenIds = appendAll(this.promptTokenIds, parsePromptIds(text));
   }
 
   /** True once a choice reported its finish_reason. */
@@ -45,9 +69,17 @@ export class ChatStreamDecoder {
     return this.finishReason !== null;
   }
 
-  push(chunk: ChatCompletionChunkWire): StreamEvent[] {
+  /**
+   * `promptIds`: the chunk's prompt ids split off as JSON text (split-prompt-ids); they are parsed by
+   * resolvePromptIds, and the message-start event then carries no input token count.
+   */
+  push(chunk: ChatCompletionChunkWire, promptIds?: string): StreamEvent[] {
     const events: StreamEvent[] = [];
     if (chunk.prompt_token_ids) this.promptTokenIds = appendAll(this.promptTokenIds, chunk.prompt_token_ids);
+    if (promptIds !== undefined) {
+      this.resolveQuietly();
+      this.deferredPromptIds = promptIds;
+    }
     if (!this.started) {
       this.started = true;
       this.id = chunk.id;
@@ -110,6 +142,7 @@ export class ChatStreamDecoder {
 
   /** The capture assembled so far (complete after the stream ended). */
   capture(): TokenCapture {
+    this.resolveQuietly();
     return {
       promptTokenIds: this.promptTokenIds,
       tokenIds: this.tokenIds,
@@ -138,6 +171,15 @@ export class ChatStreamDecoder {
   /** The closing event, emitted by the gateway after the capture is committed. */
   endEvent(): StreamEvent {
     return { type: 'message-end', stopReason: mapFinishReason(this.finishReason), rawFinishReason: this.finishReason, usage: this.usage() };
+  }
+
+  /** resolvePromptIds for readers that cannot fail: malformed deferred ids leave the capture without them. */
+  private resolveQuietly(): void {
+    try {
+      this.resolvePromptIds();
+    } catch {
+      // Dropped: the capture then has no prompt ids and is not trusted.
+    }
   }
 
   private usage(): CanonicalResponse['usage'] {

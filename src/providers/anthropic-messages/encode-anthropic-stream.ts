@@ -32,6 +32,7 @@ export function createAnthropicStreamEncoder(request: CanonicalRequest): StreamE
 }
 
 class AnthropicStreamEncoder implements StreamEncoder {
+  readonly reportsInputTokensAtStart = true;
   #state: 'before-start' | 'streaming' | 'ended' = 'before-start';
   #nextBlockIndex = 0;
   #open: OpenBlock | undefined;
