@@ -71,6 +71,12 @@ export interface CallSamplingValues {
 export interface TokenCapture {
   /** Top-level `prompt_token_ids` of the upstream response: what the model actually saw. */
   promptTokenIds: number[] | null;
+  /**
+   * The same ids still as the upstream's JSON text (`[1,2,...]`), promptTokenIds then null: the gateway
+   * leaves parsing a long prompt's ids to the store's commit worker, off its event loop. A recorder
+   * resolves it (resolvePromptIdsJson) before it stores or checks the capture.
+   */
+  promptTokenIdsJson?: string;
   /** `choices[0].token_ids`: the sampled ids, before any reasoning or tool parsing. */
   tokenIds: number[] | null;
   /** `choices[0].logprobs.content[i].logprob`, one per sampled token. */
@@ -83,6 +89,13 @@ export interface TokenCapture {
   promptTokens: number | null;
   completionTokens: number | null;
 }
+
+/** A TokenCapture whose numbers may be typed arrays (the store's commit worker holds them as Float64Arrays). */
+export type TokenCaptureLike = Omit<TokenCapture, 'promptTokenIds' | 'tokenIds' | 'logprobs'> & {
+  promptTokenIds: ArrayLike<number> | null;
+  tokenIds: ArrayLike<number> | null;
+  logprobs: ArrayLike<number> | null;
+};
 
 /** Everything recorded about one call. Raw byte fields are stored compressed. */
 export interface CallRecord {
@@ -145,7 +158,8 @@ export interface SessionRef {
 /**
  * How the gateway persists what it captured. The store implements it; tests may fake it.
  * Contract: `recordCall` returns (or resolves) only after the record is durably committed, and throws
- * (or rejects) on failure.
+ * (or rejects) on failure. A capture carrying `promptTokenIdsJson` is stored with its ids parsed
+ * (resolvePromptIdsJson); when that changes the status, `record.status` and `error` are updated to it.
  */
 export interface CallRecorder {
   /** The session for an API key, or undefined when the key is unknown. */

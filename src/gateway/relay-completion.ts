@@ -1,6 +1,7 @@
 // Non-streaming call: wait for the upstream's chat.completion, commit the capture, answer the client.
-import { checkTokenCapture } from '../upstream/check-token-capture.js';
+import { checkTokenCapture } from '../capture/check-token-capture.js';
 import { decodeChatCompletion } from '../upstream/decode-chat-completion.js';
+import { splitPromptIds } from '../upstream/split-prompt-ids.js';
 import { readBody, UpstreamConnectionError } from '../upstream/upstream-client.js';
 import type { UpstreamResponse } from '../upstream/upstream-client.js';
 import type { ChatCompletionWire } from '../upstream/vllm-api-types.js';
@@ -38,9 +39,14 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
   }
   let decoded: ReturnType<typeof decodeChatCompletion>;
   try {
-    const completion = JSON.parse(raw.toString('utf8')) as ChatCompletionWire;
+    const text = raw.toString('utf8');
+    // A long prompt's ids are left as JSON text for the commit worker to parse, unless a token-in lineage
+    // needs them here once the call is committed.
+    const split = context.afterCommit === undefined ? splitPromptIds<ChatCompletionWire>(text) : undefined;
+    const completion = split === undefined ? (JSON.parse(text) as ChatCompletionWire) : split.value;
     if (typeof completion?.model === 'string') context.responseModel = completion.model;
     decoded = decodeChatCompletion(completion);
+    if (split !== undefined) decoded.capture.promptTokenIdsJson = split.promptIds;
   } catch (error) {
     const message = `upstream answered 200 with a body that is not a chat.completion: ${(error as Error).message}`;
     await commitCall(context, { status: 'upstream_error', error: message, httpStatus: 502, upstreamResponse: raw });

@@ -4,7 +4,7 @@
 import type { GatewayErrorBody } from '../providers/canonical.js';
 import type { StreamEncoder } from '../providers/protocol-adapter.js';
 import { ChatStreamDecoder } from '../upstream/chat-stream-decoder.js';
-import { checkTokenCapture, NO_TOKEN_IDS_MESSAGE } from '../upstream/check-token-capture.js';
+import { checkTokenCapture, NO_TOKEN_IDS_MESSAGE } from '../capture/check-token-capture.js';
 import { SseDataParser } from '../upstream/sse-line-splitter.js';
 import { splitPromptIds } from '../upstream/split-prompt-ids.js';
 import type { UpstreamResponse } from '../upstream/upstream-client.js';
@@ -32,6 +32,8 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
   const encoder: StreamEncoder = context.adapter.createStreamEncoder(request);
   const raw: Buffer[] = [];
   let settled = false;
+  /** A token-in lineage is extended with the prompt ids once the call is committed. */
+  const idsNeededHere = context.afterCommit !== undefined;
 
   return new Promise<void>((resolve) => {
     // The terminal frame waits for the commit (off the event loop); other sessions' bytes do not.
@@ -93,10 +95,10 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
       if (settled) return;
       if (data === '[DONE]') return;
       let chunk: ChatCompletionChunkWire & { error?: { message?: string } };
-      // The first chunk's prompt ids are parsed after its events are written (resolvePromptIds below).
-      const split = decoder.hasStarted || encoder.reportsInputTokensAtStart === true ? undefined : splitPromptIds(data);
+      // The first chunk's prompt ids are split off: its events do not wait for them (see body.on('data')).
+      const split = decoder.hasStarted || encoder.reportsInputTokensAtStart === true ? undefined : splitPromptIds<ChatCompletionChunkWire>(data);
       try {
-        chunk = split === undefined ? (JSON.parse(data) as typeof chunk) : split.chunk;
+        chunk = split === undefined ? (JSON.parse(data) as typeof chunk) : split.value;
       } catch {
         failStream('upstream_error', { kind: 'upstream-error', status: 502, message: `upstream sent a malformed stream chunk: ${data.slice(0, 200)}` });
         return;
@@ -119,7 +121,7 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
       if (settled) return;
       for (const data of parser.end()) onData(data);
       if (settled) return;
-      resolvePromptIds();
+      if (idsNeededHere) resolvePromptIds();
       if (settled) return;
       if (!decoder.finished) {
         failStream('upstream_error', { kind: 'upstream-error', status: 502, message: 'upstream stream ended before a finish_reason' });
@@ -147,8 +149,9 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
       if (context.recordUpstreamResponse) raw.push(chunk);
       for (const data of parser.push(chunk)) onData(data);
       if (!settled) flush();
-      // After the write above reaches the socket: Node corks a response's first writes until the next tick.
-      if (!settled && decoder.hasUnresolvedPromptIds) process.nextTick(resolvePromptIds);
+      // Split-off prompt ids are parsed by the commit worker, unless a token-in lineage needs them here: then
+      // after the write above reaches the socket (Node corks a response's first writes until the next tick).
+      if (!settled && idsNeededHere && decoder.hasUnresolvedPromptIds) process.nextTick(resolvePromptIds);
     });
     body.on('end', onEnd);
     // The upstream client knows whether its idle timeout cut the stream; anything else is an upstream failure.

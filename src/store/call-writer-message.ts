@@ -1,6 +1,6 @@
 // The messages between the gateway's thread and the call-writer worker: a CallRecord made cheap to post.
 import type { CallRecord, TokenCapture } from '../capture/call-record.js';
-import type { InsertableCall } from './insert-call.js';
+import type { Amendment, InsertableCall } from './insert-call.js';
 
 /**
  * A CallRecord whose token ids and logprobs travel as Float64Arrays (exact for every number) and whose
@@ -30,7 +30,7 @@ export interface WireError {
   code?: string;
 }
 
-export type WriteResult = { id: number; callId: number } | { id: number; error: WireError };
+export type WriteResult = { id: number; callId: number; amended?: Amendment } | { id: number; error: WireError };
 
 /** The worker's first message, or its last when it cannot open the database. */
 export type WorkerStatus = { ready: true } | { ready: false; error: WireError };

@@ -39,7 +39,8 @@ function drain(): void {
       const outcomes = inserter!.batch(batch.map((request) => fromWireRecord(request.record)));
       results = outcomes.map((outcome, i) => {
         const id = batch[i]!.id;
-        return 'id' in outcome ? { id, callId: outcome.id } : { id, error: toWireError(outcome.error) };
+        if (!('id' in outcome)) return { id, error: toWireError(outcome.error) };
+        return outcome.amended === undefined ? { id, callId: outcome.id } : { id, callId: outcome.id, amended: outcome.amended };
       });
     } catch (error) {
       const wire = toWireError(error);

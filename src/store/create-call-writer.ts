@@ -8,7 +8,8 @@ import { spawnStoreWorker } from './spawn-store-worker.js';
 export interface CallWriter {
   /**
    * Commits one call and resolves with its id once the transaction has committed (a kill -9 after
-   * that loses nothing). Rejects with DataError for an unknown session, or with the SQLite error.
+   * that loses nothing). Rejects with DataError for an unknown session, or with the SQLite error. When
+   * parsing prompt ids left as JSON text changed the stored status, `record.status` and `error` say so.
    */
   write(record: CallRecord): Promise<number>;
   /** Waits for the writes under way, then ends the worker. Idempotent. */
@@ -18,6 +19,7 @@ export interface CallWriter {
 }
 
 interface Pending {
+  record: CallRecord;
   resolve(id: number): void;
   reject(error: Error): void;
 }
@@ -51,7 +53,11 @@ export function createCallWriter(path: string): CallWriter & { start(): void } {
     const entry = pending.get(result.id);
     if (entry === undefined) return;
     pending.delete(result.id);
-    if ('callId' in result) entry.resolve(result.callId);
+    if ('callId' in result) {
+      // The worker parsed prompt ids left as JSON text and stored another status: the caller's record says so too.
+      if (result.amended !== undefined) Object.assign(entry.record, result.amended);
+      entry.resolve(result.callId);
+    }
     else entry.reject(fromWireError(result.error));
   };
 
@@ -89,7 +95,7 @@ export function createCallWriter(path: string): CallWriter & { start(): void } {
       const id = nextId++;
       const { wire, transfer } = toWireRecord(record);
       return new Promise<number>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
+        pending.set(id, { record, resolve, reject });
         target.ref();
         target.postMessage({ id, record: wire } satisfies WriteRequest, transfer);
       });

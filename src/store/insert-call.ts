@@ -1,6 +1,7 @@
 // Inserts one call in a synchronous IMMEDIATE transaction: assigns seq, diffs against the recent call of its lineage, commits.
 import type Database from 'better-sqlite3';
-import type { CallRecord, TokenCapture } from '../capture/call-record.js';
+import type { CallRecord, CallStatus, TokenCaptureLike } from '../capture/call-record.js';
+import { resolvePromptIdsJson } from '../capture/resolve-prompt-ids-json.js';
 import { DataError } from '../errors.js';
 import { compressBytes } from './compress-bytes.js';
 import { choosePrior, LINEAGE_WINDOW, type RecentCall } from './choose-prior.js';
@@ -37,13 +38,7 @@ function isUint32(value: number): boolean {
  * A CallRecord whose captured numbers may be typed arrays: the commit worker receives them as Float64Arrays
  * and stores them without turning them back into arrays of numbers.
  */
-export type InsertableCall = Omit<CallRecord, 'capture'> & {
-  capture: Omit<TokenCapture, 'promptTokenIds' | 'tokenIds' | 'logprobs'> & {
-    promptTokenIds: ArrayLike<number> | null;
-    tokenIds: ArrayLike<number> | null;
-    logprobs: ArrayLike<number> | null;
-  };
-};
+export type InsertableCall = Omit<CallRecord, 'capture'> & { capture: TokenCaptureLike };
 
 /**
  * Prompt ids followed by sampled ids, in one counted pass: a Uint32Array when every value is exactly one,
@@ -90,10 +85,19 @@ function toInsertError(error: unknown, record: InsertableCall): unknown {
 }
 
 /** The outcome of one record of a batch: its call id, or why it was not stored. */
-export type BatchOutcome = { id: number } | { error: unknown };
+/** `amended`: the status the call was stored with when resolving its prompt ids changed it (see resolvePromptIdsJson). */
+export type BatchOutcome = { id: number; amended?: Amendment } | { error: unknown };
+
+export interface Amendment {
+  status: CallStatus;
+  error: string | null;
+}
 
 export interface CallInserter {
-  /** Inserts one call in its own IMMEDIATE transaction; returns only after the commit. */
+  /**
+   * Inserts one call in its own IMMEDIATE transaction; returns only after the commit. Prompt ids left as
+   * JSON text are parsed first, in place (resolvePromptIdsJson: the record's status may change).
+   */
   one(record: InsertableCall): number;
   /**
    * Inserts the records in ONE IMMEDIATE transaction, each in its own savepoint: a record that fails
@@ -180,7 +184,9 @@ export function createCallInserter(db: Database.Database, reader: CallReader): C
   const writeBatch = db.transaction((records: readonly InsertableCall[]): BatchOutcome[] =>
     records.map((record) => {
       try {
-        return { id: write(record) };
+        const amended = resolvePromptIdsJson(record);
+        const id = write(record);
+        return amended ? { id, amended: { status: record.status, error: record.error } } : { id };
       } catch (error) {
         return { error: toInsertError(error, record) };
       }
@@ -191,6 +197,7 @@ export function createCallInserter(db: Database.Database, reader: CallReader): C
     one(record) {
       let id: number;
       try {
+        resolvePromptIdsJson(record);
         id = write.immediate(record);
       } catch (error) {
         // A rolled-back id may be handed out again: forget what the cache learnt in this transaction.

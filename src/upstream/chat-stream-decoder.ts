@@ -3,7 +3,7 @@
 import type { TokenCapture } from '../capture/call-record.js';
 import type { AssistantPart, CanonicalResponse, StreamEvent } from '../providers/canonical.js';
 import { mapFinishReason } from './map-finish-reason.js';
-import { parsePromptIds } from './split-prompt-ids.js';
+import { parsePromptIdsJson } from '../capture/resolve-prompt-ids-json.js';
 import type { ChatCompletionChunkWire } from './vllm-api-types.js';
 
 type ToolCallPart = Extract<AssistantPart, { type: 'tool-call' }>;
@@ -61,7 +61,7 @@ export class ChatStreamDecoder {
     const text = this.deferredPromptIds;
     if (text === null) return;
     this.deferredPromptIds = null;
-    this.promptTokenIds = appendAll(this.promptTokenIds, parsePromptIds(text));
+    this.promptTokenIds = appendAll(this.promptTokenIds, parsePromptIdsJson(text));
   }
 
   /** True once a choice reported its finish_reason. */
@@ -70,12 +70,16 @@ export class ChatStreamDecoder {
   }
 
   /**
-   * `promptIds`: the chunk's prompt ids split off as JSON text (split-prompt-ids); they are parsed by
-   * resolvePromptIds, and the message-start event then carries no input token count.
+   * `promptIds`: the chunk's prompt ids split off as JSON text (split-prompt-ids), parsed by
+   * resolvePromptIds or left to the recorder (capture); the message-start event then carries no input
+   * token count.
    */
   push(chunk: ChatCompletionChunkWire, promptIds?: string): StreamEvent[] {
     const events: StreamEvent[] = [];
-    if (chunk.prompt_token_ids) this.promptTokenIds = appendAll(this.promptTokenIds, chunk.prompt_token_ids);
+    if (chunk.prompt_token_ids) {
+      this.resolveQuietly();
+      this.promptTokenIds = appendAll(this.promptTokenIds, chunk.prompt_token_ids);
+    }
     if (promptIds !== undefined) {
       this.resolveQuietly();
       this.deferredPromptIds = promptIds;
@@ -140,11 +144,15 @@ export class ChatStreamDecoder {
     else this.parts.push(kind === 'text' ? { type: 'text', text } : { type: 'reasoning', text });
   }
 
-  /** The capture assembled so far (complete after the stream ended). */
+  /**
+   * The capture assembled so far (complete after the stream ended). Prompt ids pushed as text and not
+   * resolved come as `promptTokenIdsJson`, for the recorder to parse.
+   */
   capture(): TokenCapture {
-    this.resolveQuietly();
+    if (this.deferredPromptIds !== null && this.promptTokenIds !== null) this.resolveQuietly();
     return {
       promptTokenIds: this.promptTokenIds,
+      ...(this.deferredPromptIds === null ? {} : { promptTokenIdsJson: this.deferredPromptIds }),
       tokenIds: this.tokenIds,
       logprobs: this.logprobs,
       finishReason: this.finishReason,

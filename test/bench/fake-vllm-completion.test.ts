@@ -2,7 +2,7 @@
 // capture (otherwise the benchmark would time polar's error path), streamed or not.
 import { describe, expect, it } from 'vitest';
 import { ChatStreamDecoder } from '../../src/upstream/chat-stream-decoder.js';
-import { checkTokenCapture } from '../../src/upstream/check-token-capture.js';
+import { checkTokenCapture } from '../../src/capture/check-token-capture.js';
 import { decodeChatCompletion } from '../../src/upstream/decode-chat-completion.js';
 import { SseDataParser } from '../../src/upstream/sse-line-splitter.js';
 import type { ChatCompletionChunkWire } from '../../src/upstream/vllm-api-types.js';

@@ -1,6 +1,7 @@
-// Long prompts: a stream's first chunk carries thousands of prompt ids, which the gateway splits off and
-// parses after writing the chunk's events (upstream/split-prompt-ids). The capture must be exactly what a
-// JSON answer captures, and Anthropic's message_start must still count the prompt.
+// Long prompts: an answer (or a stream's first chunk) carries thousands of prompt ids, which the gateway
+// splits off as JSON text and leaves to the store's commit worker to parse (upstream/split-prompt-ids,
+// capture/resolve-prompt-ids-json). The stored capture must be exactly what parsing the whole answer gives
+// (an Anthropic stream, whose message_start counts the prompt, is parsed whole: the reference).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
@@ -16,8 +17,8 @@ afterEach(async () => {
 /** ~3,000 prompt tokens: well past the 4,096 characters of ids below which nothing is split. */
 const LONG = Array.from({ length: 600 }, (_, i) => `line ${i}: the tests in module_${i % 17}.py pass`).join('\n');
 
-describe('prompt ids split off a stream first chunk', () => {
-  it('captures the same prompt ids streamed as answered whole, for OpenAI and Anthropic clients', async () => {
+describe('prompt ids split off an answer', () => {
+  it('stores the same prompt ids, JSON or streamed, as an answer parsed whole', async () => {
     const s = await startGatewayStack({ policy: () => ({ content: 'Done.' }) });
     stacks.push(s);
     const openai = new OpenAI({ baseURL: `${s.url}/v1`, apiKey: s.key, maxRetries: 0 });
@@ -35,18 +36,20 @@ describe('prompt ids split off a stream first chunk', () => {
     });
     await stream.finalMessage();
 
-    const [whole, split, viaAnthropic] = s.store.calls.listBySession(s.sessionId);
-    expect([whole?.status, split?.status, viaAnthropic?.status]).toEqual(['ok', 'ok', 'ok']);
+    const [json, streamedCall, whole] = s.store.calls.listBySession(s.sessionId);
+    expect([json?.status, streamedCall?.status, whole?.status]).toEqual(['ok', 'ok', 'ok']);
+    // Anthropic's opening frame reports the prompt's size, so its ids are parsed whole before it is written.
     const promptIds = whole!.capture.promptTokenIds!;
     expect(promptIds.length).toBeGreaterThan(2000);
-    expect(split!.capture.promptTokenIds).toEqual(promptIds);
-    expect(split!.capture.promptTokens).toBe(promptIds.length);
-    // Anthropic's opening frame reports the prompt's size, so its ids are parsed before it is written.
-    expect(viaAnthropic!.capture.promptTokenIds).toEqual(promptIds);
     expect(startInputTokens).toBe(promptIds.length);
+    for (const call of [json!, streamedCall!]) {
+      expect(call.capture.promptTokenIds).toEqual(promptIds);
+      expect(call.capture.promptTokens).toBe(promptIds.length);
+      expect(call.capture).not.toHaveProperty('promptTokenIdsJson');
+    }
   });
 
-  it('records upstream_error when the split-off ids turn out malformed after the first frame was sent', async () => {
+  it('answers the client whole and stores token_mismatch when split-off ids turn out malformed', async () => {
     // `[1,2,,3...]` makes the first chunk invalid JSON; only the ids part is, so the split takes it.
     const ids = `[1,2,,${Array.from({ length: 2000 }, (_, i) => i).join(',')}]`;
     const chunk = (body: string): string => `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"test-model",${body}}\n\n`;
@@ -54,7 +57,7 @@ describe('prompt ids split off a stream first chunk', () => {
       req.resume();
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(chunk(`"choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"},"finish_reason":null,"token_ids":[5]}],"prompt_token_ids":${ids}`));
+        res.write(chunk(`"choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"},"logprobs":{"content":[{"token":"Hi","logprob":-0.25,"bytes":[72,105],"top_logprobs":[]}]},"finish_reason":null,"token_ids":[5]}],"prompt_token_ids":${ids}`));
         res.end(`${chunk('"choices":[{"index":0,"delta":{},"finish_reason":"stop","token_ids":[]}]')}data: [DONE]\n\n`);
       });
     });
@@ -68,11 +71,12 @@ describe('prompt ids split off a stream first chunk', () => {
         body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
       });
       const text = await res.text();
-      expect(text).toContain('malformed prompt_token_ids');
-      expect(text).not.toContain('[DONE]');
+      expect(text).toContain('"content":"Hi"');
+      expect(text).toContain('data: [DONE]');
       const [call] = s.store.calls.listBySession(s.sessionId);
-      expect(call).toMatchObject({ status: 'upstream_error' });
-      expect(call!.error).toContain('malformed prompt_token_ids');
+      // As for any capture that disagrees with itself: the answer was valid, only the capture is untrusted.
+      expect(call).toMatchObject({ status: 'token_mismatch', httpStatus: 200 });
+      expect(call!.error).toContain('not a JSON array of numbers');
       expect(call!.capture.promptTokenIds).toBeNull();
     } finally {
       upstream.close();

@@ -83,6 +83,26 @@ describe('createCallWriter', () => {
     }
   });
 
+  it('parses prompt ids left as JSON text in the worker, and tells the caller when that changed the status', async () => {
+    const { store, path, ids } = storeWithSessions(1);
+    const writer = createCallWriter(path);
+    writers.push(writer);
+    const [first, second] = createSyntheticSession(ids[0] as number, 2) as [CallRecord, CallRecord];
+    const asText = (call: CallRecord, text: string): CallRecord => ({ ...call, capture: { ...call.capture, promptTokenIds: null, promptTokenIdsJson: text } });
+    const agreeing = asText(first, JSON.stringify(first.capture.promptTokenIds));
+    const stored = store.calls.get(await writer.write(agreeing));
+    expect(agreeing.status).toBe(first.status);
+    expect(stored.capture.promptTokenIds).toEqual(first.capture.promptTokenIds);
+    expect(stored.status).toBe(first.status);
+    // One id short of usage.prompt_tokens: stored as token_mismatch, and the caller's record says so.
+    const short = asText({ ...second, status: 'ok', error: null, capture: { ...second.capture, promptTokens: second.capture.promptTokenIds!.length } }, JSON.stringify(second.capture.promptTokenIds!.slice(1)));
+    const shortStored = store.calls.get(await writer.write(short));
+    expect(shortStored.status).toBe('token_mismatch');
+    expect(shortStored.capture.promptTokenIds).toEqual(second.capture.promptTokenIds!.slice(1));
+    expect(short).toMatchObject({ status: 'token_mismatch' });
+    expect(short.error).toContain('prompt ids');
+  });
+
   it('loads the compiled worker from dist/ (what bin/polar.js runs)', async () => {
     const { store, path, ids } = storeWithSessions(1);
     const dist = pathToFileURL(join(import.meta.dirname, '../../dist/store/create-call-writer.js')).href;

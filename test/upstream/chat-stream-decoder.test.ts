@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ChatStreamDecoder } from '../../src/upstream/chat-stream-decoder.js';
-import { checkTokenCapture } from '../../src/upstream/check-token-capture.js';
+import { checkTokenCapture } from '../../src/capture/check-token-capture.js';
 import type { ChatCompletionChunkWire } from '../../src/upstream/vllm-api-types.js';
 
 function chunk(choice: Partial<ChatCompletionChunkWire['choices'][number]> | null, extra: Partial<ChatCompletionChunkWire> = {}): ChatCompletionChunkWire {

@@ -1,8 +1,9 @@
-// splitPromptIds: the first stream chunk without its prompt ids, exactly what JSON.parse of the whole gives.
+// splitPromptIds: an answer (or first stream chunk) without its prompt ids, exactly what JSON.parse of the whole gives.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChatStreamDecoder } from '../../src/upstream/chat-stream-decoder.js';
-import { parsePromptIds, splitPromptIds } from '../../src/upstream/split-prompt-ids.js';
+import { parsePromptIdsJson } from '../../src/capture/resolve-prompt-ids-json.js';
+import { splitPromptIds } from '../../src/upstream/split-prompt-ids.js';
 
 const ids = (count: number, seed = 1): number[] => Array.from({ length: count }, (_, i) => ((i + seed) * 2654435761) % 151_000);
 
@@ -27,8 +28,8 @@ describe('splitPromptIds', () => {
         const whole = JSON.parse(data) as Record<string, unknown>;
         const split = splitPromptIds(data);
         expect(split).toBeDefined();
-        expect(parsePromptIds(split!.promptIds)).toEqual(whole.prompt_token_ids);
-        expect(split!.chunk).toEqual({ ...whole, prompt_token_ids: null });
+        expect(parsePromptIdsJson(split!.promptIds)).toEqual(whole.prompt_token_ids);
+        expect(split!.value).toEqual({ ...whole, prompt_token_ids: null });
       }),
       { seed: 3, numRuns: 200 },
     );
@@ -55,7 +56,7 @@ describe('splitPromptIds', () => {
 
   it('leaves malformed JSON to JSON.parse, and rejects ids that are not an array', () => {
     expect(splitPromptIds(firstChunk(ids(2000)).slice(0, -1))).toBeUndefined();
-    expect(() => parsePromptIds('[1,2')).toThrow();
+    expect(() => parsePromptIdsJson('[1,2')).toThrow();
   });
 });
 
@@ -64,11 +65,14 @@ describe('ChatStreamDecoder with split-off prompt ids', () => {
     const data = firstChunk(ids(2000));
     const split = splitPromptIds(data)!;
     const decoder = new ChatStreamDecoder();
-    const events = decoder.push(split.chunk, split.promptIds);
+    const events = decoder.push(split.value as never, split.promptIds);
     expect(decoder.hasPromptTokenIds).toBe(true);
     expect(events[0]).toMatchObject({ type: 'message-start' });
+    // Unresolved, the capture hands the text on for the recorder to parse.
+    expect(decoder.capture()).toMatchObject({ promptTokenIds: null, promptTokenIdsJson: split.promptIds });
     decoder.resolvePromptIds();
     expect(decoder.capture().promptTokenIds).toEqual(ids(2000));
+    expect(decoder.capture().promptTokenIdsJson).toBeUndefined();
   });
 
   it('drops malformed split-off ids: resolvePromptIds throws and the capture has none', () => {
@@ -76,5 +80,6 @@ describe('ChatStreamDecoder with split-off prompt ids', () => {
     decoder.push(JSON.parse(firstChunk(null)) as never, '[1,2,,3]');
     expect(() => decoder.resolvePromptIds()).toThrow();
     expect(decoder.capture().promptTokenIds).toBeNull();
+    expect(decoder.capture().promptTokenIdsJson).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 // Decides whether a token capture is training data: ids present and aligned with logprobs and usage.
-import type { CallStatus, TokenCapture } from '../capture/call-record.js';
+import type { CallStatus, TokenCaptureLike } from './call-record.js';
 
 export interface CaptureVerdict {
   status: CallStatus;
@@ -14,9 +14,10 @@ export const NO_TOKEN_IDS_MESSAGE =
 /**
  * Contract: `ok` only when prompt ids and sampled ids are present, one logprob per sampled id, and
  * the counts equal the upstream's usage when it reported usage (reference/swebench-vllm.md B1.2).
+ * Prompt ids still as JSON text count as present; their count is checked once they are parsed.
  */
-export function checkTokenCapture(capture: TokenCapture): CaptureVerdict {
-  if (capture.promptTokenIds === null || capture.tokenIds === null) {
+export function checkTokenCapture(capture: TokenCaptureLike): CaptureVerdict {
+  if ((capture.promptTokenIds === null && capture.promptTokenIdsJson === undefined) || capture.tokenIds === null) {
     return { status: 'no_token_ids', error: NO_TOKEN_IDS_MESSAGE };
   }
   const problems: string[] = [];
@@ -27,7 +28,8 @@ export function checkTokenCapture(capture: TokenCapture): CaptureVerdict {
   if (capture.completionTokens !== null && capture.completionTokens !== capture.tokenIds.length) {
     problems.push(`usage.completion_tokens=${capture.completionTokens} but ${capture.tokenIds.length} token ids`);
   }
-  if (capture.promptTokens !== null && capture.promptTokens !== capture.promptTokenIds.length) {
+  // Prompt ids left as JSON text are counted when the recorder parses them (resolvePromptIdsJson).
+  if (capture.promptTokens !== null && capture.promptTokenIds !== null && capture.promptTokens !== capture.promptTokenIds.length) {
     problems.push(`usage.prompt_tokens=${capture.promptTokens} but ${capture.promptTokenIds.length} prompt ids`);
   }
   if (problems.length > 0) {
