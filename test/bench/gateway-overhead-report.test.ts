@@ -12,6 +12,7 @@ function samples(lastByte: number[], firstByte = lastByte, wallMs = 1000): Targe
     requests: lastByte.length,
     wallMs,
     cpuMs: lastByte.length * 2,
+    mainThreadCpuMs: lastByte.length,
   };
 }
 

@@ -81,11 +81,22 @@ export function renderGatewayOverheadReport(report: GatewayOverheadReport): stri
   });
   const mib = (bytes: number | undefined): string => (bytes === undefined || Number.isNaN(bytes) ? 'n/a' : formatNumber(bytes / 2 ** 20, 0));
   const resourceRows = report.results.map((result): Cell[] => {
-    const cpu = (target: TargetName): number => {
+    const cpu = (target: TargetName, field: 'cpuMs' | 'mainThreadCpuMs' = 'cpuMs'): number => {
       const samples = samplesOf(result, target);
-      return samples.requests > 0 ? samples.cpuMs / samples.requests : Number.NaN;
+      return samples.requests > 0 ? samples[field] / samples.requests : Number.NaN;
     };
-    return [result.scenario.label, ms(cpu('floor')), ms(cpu('polar')), ratio(cpu('polar'), cpu('floor')), mib(result.rssBytes?.floor), mib(result.rssBytes?.polar)];
+    const loop = (target: TargetName): number => cpu(target, 'mainThreadCpuMs');
+    return [
+      result.scenario.label,
+      ms(cpu('floor')),
+      ms(cpu('polar')),
+      ratio(cpu('polar'), cpu('floor')),
+      ms(loop('floor')),
+      ms(loop('polar')),
+      ratio(loop('polar'), loop('floor')),
+      mib(result.rssBytes?.floor),
+      mib(result.rssBytes?.polar),
+    ];
   });
   const runs = report.results.map((result) => `${result.scenario.label}: ${result.scenario.rounds} rounds x ${result.scenario.requestsPerRound} requests (+${result.scenario.warmupRequests} warm-up) per target`);
 
@@ -101,9 +112,9 @@ export function renderGatewayOverheadReport(report: GatewayOverheadReport): stri
     '',
     markdownTable(['scenario', 'direct', 'floor', 'polar', 'polar/floor'], throughputRows),
     '',
-    'CPU per request (user + system of the process, ms, measured rounds) and RSS after the scenario (MiB). polar includes its commit worker thread; the floor includes the tsx loader thread it runs under:',
+    'CPU per request (user + system, ms, measured rounds) and RSS after the scenario (MiB). "CPU": the whole process (polar includes its commit worker thread; the floor the tsx loader thread it runs under); "loop": its main thread alone, the event loop every session\'s bytes go through:',
     '',
-    markdownTable(['scenario', 'floor CPU/req', 'polar CPU/req', 'polar/floor', 'floor RSS', 'polar RSS'], resourceRows),
+    markdownTable(['scenario', 'floor CPU/req', 'polar CPU/req', 'polar/floor', 'floor loop/req', 'polar loop/req', 'polar/floor loop', 'floor RSS', 'polar RSS'], resourceRows),
     '',
     'Round-to-round spread of p50 (min..max over rounds; floor and polar as added ms vs direct in the same round). Wide ranges mean machine noise:',
     '',

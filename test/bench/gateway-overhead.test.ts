@@ -18,7 +18,8 @@ describe('runGatewayOverhead', () => {
 
     for (const label of wanted) expect(text).toContain(`| ${label} `);
     // The CPU row: CPU time is read in 10 ms ticks, so at this tiny size a process may show 0.00 and the ratio n/a.
-    expect(text).toMatch(/\| stream c=64 69 KB +\| +[\d.]+ +\| +[\d.]+ +\| +(?:[\d.]+x|n\/a) +\| +\d+ +\| +\d+ +\|/);
+    // Whole process, then main thread (event loop), then RSS.
+    expect(text).toMatch(/\| stream c=64 69 KB +\| +[\d.]+ +\| +[\d.]+ +\| +(?:[\d.]+x|n\/a) +\| +[\d.]+ +\| +[\d.]+ +\| +(?:[\d.]+x|n\/a) +\| +\d+ +\| +\d+ +\|/);
     // The storage table is the instant upstream's gateway: every call it was sent is stored.
     const requests = scenarios.filter((scenario) => !scenario.upstreamDelayMs).reduce((sum, scenario) => sum + scenario.warmupRequests + scenario.rounds * scenario.requestsPerRound, 0);
     expect(text).toContain(`polar storage: ${requests} calls (${requests} ok)`);

@@ -112,10 +112,11 @@ interface Stack {
 }
 
 /** CPU time (user + system, ms) a process has used, from /proc (Linux). */
-function processCpuMs(pid: number | undefined): number | undefined {
+/** user + system CPU of a process, or of one of its threads (`thread`: its id; the main thread's is the pid). */
+function processCpuMs(pid: number | undefined, thread?: number): number | undefined {
   if (pid === undefined) return undefined;
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const fields = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
   } catch {
     return undefined;
@@ -184,6 +185,7 @@ export async function runGatewayOverhead(options: GatewayOverheadOptions): Promi
         body: scenarioBody(scenario),
         headersFor: (worker) => ({ authorization: `Bearer ${stack.keys[worker % stack.keys.length]}` }),
         cpuMsOf: (target) => processCpuMs(pids[target]),
+        mainThreadCpuMsOf: (target) => processCpuMs(pids[target], pids[target]),
       }).catch((error: unknown) => {
         throw new Error(`${(error as Error).message}\npolar gateway output:\n${stack.gateway.recentOutput()}`);
       });

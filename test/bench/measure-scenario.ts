@@ -36,6 +36,8 @@ export interface TargetSamples {
   wallMs: number;
   /** CPU the target's process spent during the measured rounds (user + system), when known. */
   cpuMs: number;
+  /** The part of it spent by the process's main thread (its event loop), when known. */
+  mainThreadCpuMs: number;
 }
 
 export interface ScenarioInput<Name extends string> {
@@ -45,6 +47,8 @@ export interface ScenarioInput<Name extends string> {
   headersFor(worker: number): http.OutgoingHttpHeaders;
   /** The CPU time (ms) the target's process has used so far; undefined when it is not a process of ours. */
   cpuMsOf?(target: Name): number | undefined;
+  /** The same for the process's main thread alone. */
+  mainThreadCpuMsOf?(target: Name): number | undefined;
   /** Called after each batch, e.g. for progress output. */
   onBatch?(target: Name, round: number | 'warm-up', wallMs: number): void;
 }
@@ -56,7 +60,7 @@ export async function measureScenario<Name extends string>(input: ScenarioInput<
   const samples = new Map(
     targets.map((target): [Name, TargetSamples] => [
       target.name,
-      { firstByteMs: [], lastByteMs: [], roundLastByteMs: [], roundFirstByteMs: [], requests: 0, wallMs: 0, cpuMs: 0 },
+      { firstByteMs: [], lastByteMs: [], roundLastByteMs: [], roundFirstByteMs: [], requests: 0, wallMs: 0, cpuMs: 0, mainThreadCpuMs: 0 },
     ]),
   );
   const batch = async (target: LoadTarget<Name>, requests: number) => {
@@ -83,10 +87,13 @@ export async function measureScenario<Name extends string>(input: ScenarioInput<
     for (let round = 0; round < scenario.rounds; round++) {
       for (const target of targets) {
         const cpuBefore = input.cpuMsOf?.(target.name);
+        const mainBefore = input.mainThreadCpuMsOf?.(target.name);
         const result = await batch(target, scenario.requestsPerRound);
         const cpuAfter = input.cpuMsOf?.(target.name);
+        const mainAfter = input.mainThreadCpuMsOf?.(target.name);
         const into = samples.get(target.name) as TargetSamples;
         if (cpuBefore !== undefined && cpuAfter !== undefined) into.cpuMs += cpuAfter - cpuBefore;
+        if (mainBefore !== undefined && mainAfter !== undefined) into.mainThreadCpuMs += mainAfter - mainBefore;
         into.firstByteMs.push(...result.firstByteMs);
         into.lastByteMs.push(...result.lastByteMs);
         into.roundFirstByteMs.push(result.firstByteMs);

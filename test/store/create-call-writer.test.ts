@@ -90,13 +90,13 @@ describe('createCallWriter', () => {
     const [first, second] = createSyntheticSession(ids[0] as number, 2) as [CallRecord, CallRecord];
     const asText = (call: CallRecord, text: string): CallRecord => ({ ...call, capture: { ...call.capture, promptTokenIds: null, promptTokenIdsJson: text } });
     const agreeing = asText(first, JSON.stringify(first.capture.promptTokenIds));
-    const stored = store.calls.get(await writer.write(agreeing));
+    const stored = store.calls.get(await writer.write(agreeing))!;
     expect(agreeing.status).toBe(first.status);
     expect(stored.capture.promptTokenIds).toEqual(first.capture.promptTokenIds);
     expect(stored.status).toBe(first.status);
     // One id short of usage.prompt_tokens: stored as token_mismatch, and the caller's record says so.
     const short = asText({ ...second, status: 'ok', error: null, capture: { ...second.capture, promptTokens: second.capture.promptTokenIds!.length } }, JSON.stringify(second.capture.promptTokenIds!.slice(1)));
-    const shortStored = store.calls.get(await writer.write(short));
+    const shortStored = store.calls.get(await writer.write(short))!;
     expect(shortStored.status).toBe('token_mismatch');
     expect(shortStored.capture.promptTokenIds).toEqual(second.capture.promptTokenIds!.slice(1));
     expect(short).toMatchObject({ status: 'token_mismatch' });
