@@ -1,10 +1,10 @@
 // Streaming call: relay upstream chunks to the client as they arrive (real streaming, with
 // back-pressure), assemble the token capture from the same chunks, commit it, then send the
 // protocol's terminal frames.
+import { checkTokenCapture, NO_TOKEN_IDS_MESSAGE } from '../capture/check-token-capture.js';
 import type { GatewayErrorBody } from '../providers/canonical.js';
 import type { StreamEncoder } from '../providers/protocol-adapter.js';
 import { ChatStreamDecoder } from '../upstream/chat-stream-decoder.js';
-import { checkTokenCapture, NO_TOKEN_IDS_MESSAGE } from '../capture/check-token-capture.js';
 import { SseDataParser } from '../upstream/sse-line-splitter.js';
 import { splitPromptIds } from '../upstream/split-prompt-ids.js';
 import type { UpstreamResponse } from '../upstream/upstream-client.js';

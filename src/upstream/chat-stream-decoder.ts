@@ -1,9 +1,9 @@
 // Streaming vLLM `chat.completion.chunk`s → canonical stream events, assembling the token capture as
 // chunks arrive (the client is streamed for real; nothing waits for the whole completion).
 import type { TokenCapture } from '../capture/call-record.js';
+import { parsePromptIdsJson } from '../capture/resolve-prompt-ids-json.js';
 import type { AssistantPart, CanonicalResponse, StreamEvent } from '../providers/canonical.js';
 import { mapFinishReason } from './map-finish-reason.js';
-import { parsePromptIdsJson } from '../capture/resolve-prompt-ids-json.js';
 import type { ChatCompletionChunkWire } from './vllm-api-types.js';
 
 type ToolCallPart = Extract<AssistantPart, { type: 'tool-call' }>;

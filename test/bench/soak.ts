@@ -44,6 +44,8 @@ export interface SoakOptions {
 export interface ProcessSample {
   atMs: number;
   rssBytes: number;
+  /** The anonymous part of the RSS (heaps, buffers; the rest is mapped files such as the node binary). */
+  anonBytes: number;
   fds: number;
 }
 
@@ -58,6 +60,8 @@ export interface SoakResult {
    */
   rssAfterWarmup: number;
   rssGrowth: number;
+  /** When the load ended (ms from the start): later samples are of the idle gateway. */
+  loadEndMs: number;
   /** Fewest open fds of the idle gateway after warm-up, and their growth to the idle count at the end. */
   fdsAfterWarmup: number;
   fdGrowth: number;
@@ -77,8 +81,8 @@ export const SOAK_DEFAULTS: SoakOptions = {
 
 function sampleProcess(pid: number, atMs: number): ProcessSample {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
-  return { atMs, rssBytes: rssKb * 1024, fds: readdirSync(`/proc/${pid}/fd`).length };
+  const kib = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN) * 1024;
+  return { atMs, rssBytes: kib('VmRSS'), anonBytes: kib('RssAnon'), fds: readdirSync(`/proc/${pid}/fd`).length };
 }
 
 function median(values: number[]): number {
@@ -192,6 +196,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       samples,
       rssAfterWarmup,
       rssGrowth: rssAtEnd / rssAfterWarmup - 1,
+      loadEndMs: steadyTo,
       fdsAfterWarmup,
       fdGrowth: fdsAtEnd - fdsAfterWarmup,
       sessionsRun,
@@ -200,6 +205,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await Promise.all(servers.map((server) => server.stop()));
     removeTempDir(dir);
   }
+}
+
+/** The last sample of each minute: a leak is a trend, a heap settling under load is a plateau. */
+function rssByMinute(samples: readonly ProcessSample[]): string {
+  const last = new Map<number, ProcessSample>();
+  for (const sample of samples) last.set(Math.floor(sample.atMs / 60_000) + 1, sample);
+  const mib = (bytes: number): string => formatNumber(bytes / 2 ** 20, 0);
+  return [...last].map(([minute, sample]) => `${minute}: ${mib(sample.rssBytes)} (${mib(sample.anonBytes)})`).join(', ');
 }
 
 export function renderSoakReport(options: SoakOptions, result: SoakResult): string {
@@ -214,6 +227,7 @@ export function renderSoakReport(options: SoakOptions, result: SoakResult): stri
       ['sessions run (64 in flight)', String(result.sessionsRun), ''],
       ['gateway RSS after warm-up / at the end / peak (MiB)', `${mib(result.rssAfterWarmup)} / ${mib(result.samples.at(-1)?.rssBytes ?? 0)} / ${mib(peak)}`, ''],
       ['RSS growth after warm-up', `${formatNumber(result.rssGrowth * 100, 1)}%`, '< 10%'],
+      ['RSS by minute under load, anonymous part in brackets (MiB)', rssByMinute(result.samples.filter((sample) => sample.atMs <= result.loadEndMs)), ''],
       ['open fds of the idle gateway after warm-up / growth at the end', `${result.fdsAfterWarmup} / ${result.fdGrowth}`, `growth <= ${FD_SLACK}`],
     ],
   );
