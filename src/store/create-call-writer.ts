@@ -57,8 +57,9 @@ export function createCallWriter(path: string): CallWriter & { start(): void } {
       // The worker parsed prompt ids left as JSON text and stored another status: the caller's record says so too.
       if (result.amended !== undefined) Object.assign(entry.record, result.amended);
       entry.resolve(result.callId);
+    } else {
+      entry.reject(fromWireError(result.error));
     }
-    else entry.reject(fromWireError(result.error));
   };
 
   const start = (): Worker => {

@@ -84,8 +84,10 @@ function toInsertError(error: unknown, record: InsertableCall): unknown {
   return error;
 }
 
-/** The outcome of one record of a batch: its call id, or why it was not stored. */
-/** `amended`: the status the call was stored with when resolving its prompt ids changed it (see resolvePromptIdsJson). */
+/**
+ * The outcome of one record of a batch: its call id, or why it was not stored. `amended`: the status the call
+ * was stored with, when resolving its prompt ids changed it (see resolvePromptIdsJson).
+ */
 export type BatchOutcome = { id: number; amended?: Amendment } | { error: unknown };
 
 export interface Amendment {
