@@ -39,8 +39,7 @@ function drain(): void {
       const outcomes = inserter!.batch(batch.map((request) => fromWireRecord(request.record)));
       results = outcomes.map((outcome, i) => {
         const id = batch[i]!.id;
-        if (!('id' in outcome)) return { id, error: toWireError(outcome.error) };
-        return outcome.amended === undefined ? { id, callId: outcome.id } : { id, callId: outcome.id, amended: outcome.amended };
+        return 'id' in outcome ? { id, callId: outcome.id, amended: outcome.amended } : { id, error: toWireError(outcome.error) };
       });
     } catch (error) {
       const wire = toWireError(error);

@@ -6,7 +6,7 @@ import { DataError } from '../errors.js';
 import { compressBytes } from './compress-bytes.js';
 import { choosePrior, LINEAGE_WINDOW, type RecentCall } from './choose-prior.js';
 import { encodePromptIds, encodeRequestBytes, encodeSampling, type PriorCall } from './encode-call-fields.js';
-import { packNullableNumberArray } from './pack-number-array.js';
+import { isUint32, packNullableNumberArray } from './pack-number-array.js';
 import type { CallReader } from './read-calls.js';
 
 /** Sessions whose recent calls stay decoded in memory, so an insert need not walk a chain. */
@@ -29,10 +29,6 @@ const INSERT_SQL = `INSERT INTO calls (
   @upstream_response, @requested_sampling, @sent_sampling, @response_model, @mode, @fallback_reason, @fallback_detail, @policy_version,
   @upstream_replica
 )`;
-
-function isUint32(value: number): boolean {
-  return Number.isInteger(value) && value >= 0 && value <= 0xffff_ffff && !Object.is(value, -0);
-}
 
 /**
  * A CallRecord whose captured numbers may be typed arrays: the commit worker receives them as Float64Arrays
@@ -63,7 +59,7 @@ function promptBaseOf(prompt: ArrayLike<number>, sampled: ArrayLike<number> | nu
 }
 
 function concat(prompt: ArrayLike<number>, sampled: ArrayLike<number> | null): number[] {
-  return [...Array.from(prompt), ...(sampled === null ? [] : Array.from(sampled))];
+  return sampled === null ? Array.from(prompt) : Array.from(prompt).concat(Array.from(sampled));
 }
 
 function toPriorCall(id: number, seq: number, record: InsertableCall, promptBase: ArrayLike<number> | null): RecentCall {

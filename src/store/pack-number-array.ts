@@ -24,7 +24,8 @@ function formatOfTag(tag: number | undefined): NumberArrayFormat | undefined {
   }
 }
 
-function isUint32(x: number): boolean {
+/** True for an integer 0..2^32-1 (not -0): a value a Uint32Array holds exactly. */
+export function isUint32(x: number): boolean {
   return Number.isInteger(x) && x >= 0 && x <= 0xffff_ffff && !Object.is(x, -0);
 }
 

@@ -80,10 +80,7 @@ export class ChatStreamDecoder {
       this.resolveQuietly();
       this.promptTokenIds = appendAll(this.promptTokenIds, chunk.prompt_token_ids);
     }
-    if (promptIds !== undefined) {
-      this.resolveQuietly();
-      this.deferredPromptIds = promptIds;
-    }
+    if (promptIds !== undefined) this.deferredPromptIds = promptIds;
     if (!this.started) {
       this.started = true;
       this.id = chunk.id;
@@ -149,7 +146,6 @@ export class ChatStreamDecoder {
    * resolved come as `promptTokenIdsJson`, for the recorder to parse.
    */
   capture(): TokenCapture {
-    if (this.deferredPromptIds !== null && this.promptTokenIds !== null) this.resolveQuietly();
     return {
       promptTokenIds: this.promptTokenIds,
       ...(this.deferredPromptIds === null ? {} : { promptTokenIdsJson: this.deferredPromptIds }),
@@ -181,7 +177,7 @@ export class ChatStreamDecoder {
     return { type: 'message-end', stopReason: mapFinishReason(this.finishReason), rawFinishReason: this.finishReason, usage: this.usage() };
   }
 
-  /** resolvePromptIds for readers that cannot fail: malformed deferred ids leave the capture without them. */
+  /** resolvePromptIds before ids of a later chunk are appended: malformed deferred ids are dropped. */
   private resolveQuietly(): void {
     try {
       this.resolvePromptIds();

@@ -30,13 +30,13 @@ export function splitPromptIds<T>(data: string): SplitAnswer<T> | undefined {
   const open = at + KEY.length - 1;
   const close = data.indexOf(']', open);
   if (close < 0 || close - open < MIN_SPLIT_CHARS || data.includes(MARK)) return undefined;
-  let chunk: { prompt_token_ids?: unknown } | null;
+  let value: { prompt_token_ids?: unknown } | null;
   try {
-    chunk = JSON.parse(`${data.slice(0, open)}${MARK}${data.slice(close + 1)}`) as typeof chunk;
+    value = JSON.parse(`${data.slice(0, open)}${MARK}${data.slice(close + 1)}`) as typeof value;
   } catch {
     return undefined;
   }
-  if (typeof chunk !== 'object' || chunk === null || chunk.prompt_token_ids !== MARK_VALUE) return undefined;
-  chunk.prompt_token_ids = null;
-  return { value: chunk as T, promptIds: data.slice(open, close + 1) };
+  if (typeof value !== 'object' || value === null || value.prompt_token_ids !== MARK_VALUE) return undefined;
+  value.prompt_token_ids = null;
+  return { value: value as T, promptIds: data.slice(open, close + 1) };
 }
