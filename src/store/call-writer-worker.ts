@@ -2,6 +2,7 @@
 // transactions (encoding, deltas, brotli and SQLite all run here, off the gateway's event loop).
 import { parentPort, workerData } from 'node:worker_threads';
 import { fromWireRecord, toWireError, type WorkerStatus, type WriteRequest, type WriteResult } from './call-writer-message.js';
+import { createGarbageBudget, fullCollection } from './garbage-budget.js';
 import { createCallInserter, type CallInserter } from './insert-call.js';
 import { openDatabase } from './open-database.js';
 import { createCallReader } from './read-calls.js';
@@ -28,6 +29,7 @@ const inserter = open();
 
 const queue: WriteRequest[] = [];
 let scheduled = false;
+const garbage = createGarbageBudget(fullCollection());
 
 /** Commits what has arrived since the last batch; messages that arrive meanwhile make the next one. */
 function drain(): void {
@@ -46,7 +48,10 @@ function drain(): void {
       results = batch.map((request) => ({ id: request.id, error: wire }));
     }
     port!.postMessage(results);
+    garbage.settle(false);
   }
+  // After the messages that arrived meanwhile have been dispatched: idle unless one scheduled a drain.
+  setImmediate(() => garbage.settle(!scheduled));
 }
 
 if (inserter !== undefined) {
