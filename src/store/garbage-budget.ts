@@ -7,16 +7,16 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
-/** Growth of memory outside V8's heap that makes a collection due (when idle; twice this when busy). */
+/** Growth of memory outside V8's heap that makes a collection due. */
 export const GARBAGE_BUDGET_BYTES = 16 * 2 ** 20;
 
 export interface GarbageBudget {
   /**
-   * Runs a full collection when external memory has grown by the budget since the last one and the
-   * caller is idle, or by twice the budget regardless: a collection pauses the thread for a few ms, better
-   * between batches than inside one. Returns whether it collected.
+   * Runs a full collection when memory outside V8's heap has grown by the budget since the last one (or
+   * since the lowest point V8's own collections left). Returns whether it collected. A collection pauses
+   * the thread for a few ms: call this when the thread is quiet.
    */
-  settle(idle: boolean): boolean;
+  settle(): boolean;
 }
 
 /**
@@ -44,13 +44,12 @@ function externalMemory(): number {
 export function createGarbageBudget(collect: (() => void) | undefined, budgetBytes = GARBAGE_BUDGET_BYTES, external = externalMemory): GarbageBudget {
   let baseline = external();
   return {
-    settle(idle) {
+    settle() {
       if (collect === undefined) return false;
       const now = external();
       // A collection V8 ran by itself lowers the baseline too.
       baseline = Math.min(baseline, now);
-      const grown = now - baseline;
-      if (grown < budgetBytes || (!idle && grown < 2 * budgetBytes)) return false;
+      if (now - baseline < budgetBytes) return false;
       collect();
       baseline = external();
       return true;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createGarbageBudget, fullCollection } from '../../src/store/garbage-budget.js';
 
 describe('createGarbageBudget', () => {
-  it('collects once external memory has grown by the budget while idle, and when busy only by twice the budget', () => {
+  it('collects once external memory has grown by the budget, counting from what the last collection left', () => {
     let external = 1000;
     let collections = 0;
     const budget = createGarbageBudget(() => {
@@ -10,38 +10,33 @@ describe('createGarbageBudget', () => {
       external = 1010;
     }, 100, () => external);
     external = 1099;
-    expect(budget.settle(true)).toBe(false);
+    expect(budget.settle()).toBe(false);
     external = 1100;
-    expect(budget.settle(false)).toBe(false);
-    expect(budget.settle(true)).toBe(true);
+    expect(budget.settle()).toBe(true);
     expect(collections).toBe(1);
-    // Growth counts from what was left after the collection.
     external = 1100;
-    expect(budget.settle(true)).toBe(false);
-    external = 1209;
-    expect(budget.settle(false)).toBe(false);
-    external = 1210;
-    expect(budget.settle(false)).toBe(true);
+    expect(budget.settle()).toBe(false);
+    external = 1110;
+    expect(budget.settle()).toBe(true);
     expect(collections).toBe(2);
   });
 
   it('counts growth from the lowest point, so a collection V8 ran itself resets it', () => {
     let external = 5000;
-    let collections = 0;
-    const budget = createGarbageBudget(() => (collections += 1), 100, () => external);
+    const budget = createGarbageBudget(() => undefined, 100, () => external);
     external = 200;
-    expect(budget.settle(true)).toBe(false);
+    expect(budget.settle()).toBe(false);
     external = 299;
-    expect(budget.settle(true)).toBe(false);
+    expect(budget.settle()).toBe(false);
     external = 300;
-    expect(budget.settle(true)).toBe(true);
+    expect(budget.settle()).toBe(true);
   });
 
   it('leaves collection to V8 when no collection function is available', () => {
     let external = 0;
     const budget = createGarbageBudget(undefined, 1, () => external);
     external = 10;
-    expect(budget.settle(true)).toBe(false);
+    expect(budget.settle()).toBe(false);
   });
 });
 
