@@ -1,7 +1,7 @@
 // The tool-call format token-in output is parsed with: the flag, else the simulator's, else hermes.
 import { UsageError } from '../errors.js';
 import { asToolFormat, TOOL_FORMATS, type ToolFormat } from '../model-format/format-types.js';
-import { parseSimSpec } from '../upstream/sim/parse-sim-spec.js';
+import { parseSimSpec } from '../sim/parse-sim-spec.js';
 
 /** Throws UsageError for an unknown `--tool-format`. */
 export function resolveToolFormat(flag: string | undefined, upstream: string | undefined): ToolFormat {

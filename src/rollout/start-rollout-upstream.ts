@@ -3,9 +3,9 @@
 import { UsageError } from '../errors.js';
 import { goldPatch } from '../eval/swebench/families/gold-patch.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
-import { type OracleTask, oraclePolicy } from '../upstream/sim/policies/oracle.js';
-import type { Policy } from '../upstream/sim/policy.js';
-import { startSimFromSpec } from '../upstream/sim/start-sim-spec.js';
+import { type OracleTask, oraclePolicy } from '../sim/policies/oracle.js';
+import type { Policy } from '../sim/policy.js';
+import { startSimFromSpec } from '../sim/start-sim-spec.js';
 
 export interface StartedRolloutUpstream {
   /** The first replica's URL. */

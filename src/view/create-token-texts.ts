@@ -1,6 +1,6 @@
 // Token text for the token view: the built-in Qwen3 tokenizer for simulated runs, the upstream's /detokenize
 // when configured and reachable, else none (the page shows ids).
-import { QWEN_TOKEN_IDS, tokenText } from '../upstream/sim/qwen-tokenizer.js';
+import { QWEN_TOKEN_IDS, tokenText } from '../sim/qwen-tokenizer.js';
 
 export type TokenTextSource = 'qwen-builtin' | 'upstream-detokenize' | 'ids';
 

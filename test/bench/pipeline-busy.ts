@@ -11,11 +11,11 @@ import { createGateway } from '../../src/gateway/create-gateway.js';
 import { runPipeline, type PipelineMode, type PipelineSizes } from '../../src/rollout/run-pipeline.js';
 import { createStoreRecorder } from '../../src/store/create-store-recorder.js';
 import { openStore } from '../../src/store/open-store.js';
-import { startSimServer } from '../../src/upstream/sim/sim-server.js';
+import { startSimServer } from '../../src/sim/sim-server.js';
 import type { Benchmark } from './benchmark.js';
 import { markdownTable } from './markdown-table.js';
 import { drawPhaseLatency, meanPhaseLatency, splitWorkers, type WorkerSplit } from './pipeline-phase-latency.js';
-import { seededRandom } from '../../src/upstream/sim/seeded-random.js';
+import { seededRandom } from '../../src/sim/seeded-random.js';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? '1');
 /** Measured Docker phase latencies are divided by this (the agent below is ~1.3 s, far shorter than a real one). */

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CallRecord, CallRecorder, SessionRef } from '../../src/capture/call-record.js';
 import { createGateway, type Gateway } from '../../src/gateway/create-gateway.js';
-import { startSimServer, type SimServer } from '../../src/upstream/sim/sim-server.js';
+import { startSimServer, type SimServer } from '../../src/sim/sim-server.js';
 
 interface HeldCommit {
   record: CallRecord;

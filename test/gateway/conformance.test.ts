@@ -2,7 +2,7 @@
 // error shape, the gateway stays up, and nothing bad is stored as a trainable call.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Policy } from '../../src/upstream/sim/policy.js';
+import type { Policy } from '../../src/sim/policy.js';
 import { type GatewayStack, startGatewayStack } from '../helpers/gateway-stack.js';
 import { DRIVERS, type Driver, sendRaw } from '../helpers/protocol-drivers.js';
 

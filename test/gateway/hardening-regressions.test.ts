@@ -5,7 +5,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicMessagesAdapter } from '../../src/providers/anthropic-messages/anthropic-messages-adapter.js';
-import { startSimServer, type SimServer } from '../../src/upstream/sim/sim-server.js';
+import { startSimServer, type SimServer } from '../../src/sim/sim-server.js';
 import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js';
 
 interface Answer {

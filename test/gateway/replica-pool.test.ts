@@ -2,7 +2,7 @@
 // down on failed health checks or refused connections (in-flight leases cut), back up when it answers.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ReplicaPool } from '../../src/gateway/replica-pool.js';
-import { startSimServer, type SimServer } from '../../src/upstream/sim/sim-server.js';
+import { startSimServer, type SimServer } from '../../src/sim/sim-server.js';
 
 const policy = () => ({ content: 'ok' });
 

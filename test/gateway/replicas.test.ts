@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway/create-gateway.js';
 import { createStoreRecorder } from '../../src/store/create-store-recorder.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
-import { startSimServer } from '../../src/upstream/sim/sim-server.js';
+import { startSimServer } from '../../src/sim/sim-server.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -3,7 +3,7 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_ROLLOUT_SAMPLING } from '../../src/config/sampling-policy.js';
-import type { Policy } from '../../src/upstream/sim/policy.js';
+import type { Policy } from '../../src/sim/policy.js';
 import { type GatewayStack, type StackOptions, startGatewayStack } from '../helpers/gateway-stack.js';
 
 const stacks: GatewayStack[] = [];

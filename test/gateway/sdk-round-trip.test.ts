@@ -4,7 +4,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Policy } from '../../src/upstream/sim/policy.js';
+import type { Policy } from '../../src/sim/policy.js';
 import { type GatewayStack, startGatewayStack } from '../helpers/gateway-stack.js';
 import { captureFromUpstreamBytes } from '../helpers/upstream-capture-from-raw.js';
 

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway/create-gateway.js';
 import { createStoreRecorder } from '../../src/store/create-store-recorder.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
-import type { Policy } from '../../src/upstream/sim/policy.js';
-import { startSimServer, type SimServer, type SimServerOptions } from '../../src/upstream/sim/sim-server.js';
+import type { Policy } from '../../src/sim/policy.js';
+import { startSimServer, type SimServer, type SimServerOptions } from '../../src/sim/sim-server.js';
 
 export interface GatewayStack {
   /** Gateway base URL without /v1, e.g. http://127.0.0.1:1234 */

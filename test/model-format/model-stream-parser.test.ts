@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseModelOutput } from '../../src/model-format/parse-model-output.js';
 import { ModelStreamParser, type StreamDelta } from '../../src/model-format/model-stream-parser.js';
-import { createIncrementalDecoder, QWEN_TOKEN_IDS } from '../../src/upstream/sim/qwen-tokenizer.js';
-import { renderSampledText, type AnswerTurn } from '../../src/upstream/sim/render-sampled-text.js';
+import { createIncrementalDecoder, QWEN_TOKEN_IDS } from '../../src/sim/qwen-tokenizer.js';
+import { renderSampledText, type AnswerTurn } from '../../src/sim/render-sampled-text.js';
 import type { ToolMode } from '../../src/model-format/format-types.js';
 
 /** Per-token texts as the detokenizer yields them, EOS text dropped. */

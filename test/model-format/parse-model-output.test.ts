@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ParsedModelOutput } from '../../src/model-format/format-types.js';
 import { parseModelOutput } from '../../src/model-format/parse-model-output.js';
-import { createIncrementalDecoder } from '../../src/upstream/sim/qwen-tokenizer.js';
-import { renderSampledText, type AnswerTurn } from '../../src/upstream/sim/render-sampled-text.js';
+import { createIncrementalDecoder } from '../../src/sim/qwen-tokenizer.js';
+import { renderSampledText, type AnswerTurn } from '../../src/sim/render-sampled-text.js';
 import type { ToolMode } from '../../src/model-format/format-types.js';
 
 const auto: ToolMode = { kind: 'auto' };

@@ -5,8 +5,8 @@ import type { FormatTool, ParseOptions, ToolFormat } from '../../src/model-forma
 import { ModelStreamParser, type StreamDelta } from '../../src/model-format/model-stream-parser.js';
 import { parseModelOutput } from '../../src/model-format/parse-model-output.js';
 import { dumpsPyJson, pyJsonFromJs } from '../../src/model-format/python-json.js';
-import { renderSampledText, type AnswerTurn } from '../../src/upstream/sim/render-sampled-text.js';
-import { REALISTIC_DRIFT } from '../../src/upstream/sim/sim-drift.js';
+import { renderSampledText, type AnswerTurn } from '../../src/sim/render-sampled-text.js';
+import { REALISTIC_DRIFT } from '../../src/sim/sim-drift.js';
 
 const FORMATS: ToolFormat[] = ['hermes', 'qwen3_coder'];
 const TAGS = ['<think>', '</think>', '<tool_call>', '</tool_call>', '<function=', '</function>', '<parameter=', '</parameter>', '<|'];

@@ -3,8 +3,8 @@
 // answers, answers without token ids, or answers from another model.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPolicy } from '../../src/upstream/sim/create-policy.js';
-import { startSimServer, type SimServer } from '../../src/upstream/sim/sim-server.js';
+import { createPolicy } from '../../src/sim/create-policy.js';
+import { startSimServer, type SimServer } from '../../src/sim/sim-server.js';
 
 /** `strip-token-ids` removes prompt and completion ids; `strip-completion-ids` only the sampled ids. */
 export type Fault = 'pass' | 'http-503' | 'drop' | 'hang' | 'strip-token-ids' | 'strip-completion-ids' | 'other-model';

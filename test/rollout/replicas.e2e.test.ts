@@ -14,8 +14,8 @@ import { runRollout } from '../../src/rollout/run-rollout.js';
 import type { ContainerRuntime } from '../../src/runtime/container-runtime.js';
 import { runFilter } from '../../src/runtime/labels.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
-import { createPolicy } from '../../src/upstream/sim/create-policy.js';
-import { startSimServer, type SimServer } from '../../src/upstream/sim/sim-server.js';
+import { createPolicy } from '../../src/sim/create-policy.js';
+import { startSimServer, type SimServer } from '../../src/sim/sim-server.js';
 import { dockerForTests, TEST_IMAGE } from '../runtime/docker-test-support.js';
 
 const runtime: ContainerRuntime | undefined = await dockerForTests();

@@ -1,7 +1,7 @@
 // The scripted session of the token-in e2e test and bench: 10 shell tool-call turns on the example task
 // (through `$shell`, the harness's own shell tool), then a final answer; with reasoning, non-ASCII
 // arguments and content before some calls. TOKEN_IN_DRIFT makes the simulator sample like a model.
-import type { PolicyScript } from '../../src/upstream/sim/policies/scripted.js';
+import type { PolicyScript } from '../../src/sim/policies/scripted.js';
 
 /** `drift=` of the `sim:` spec: non-canonical JSON, text before tool calls, empty think blocks, escapes. */
 export const TOKEN_IN_DRIFT = 'seed=11,compactJson=0.5,argumentsFirst=0.5,textBeforeTool=0.4,emptyThink=0.2,asciiEscapes=1';

@@ -17,8 +17,8 @@ import { buildExampleTaskImage, EXAMPLE_DATASET } from '../../src/rollout/build-
 import type { ContainerRuntime } from '../../src/runtime/container-runtime.js';
 import { runFilter } from '../../src/runtime/labels.js';
 import { openStore } from '../../src/store/open-store.js';
-import { oraclePolicy } from '../../src/upstream/sim/policies/oracle.js';
-import { startSimServer, type SimServer } from '../../src/upstream/sim/sim-server.js';
+import { oraclePolicy } from '../../src/sim/policies/oracle.js';
+import { startSimServer, type SimServer } from '../../src/sim/sim-server.js';
 import { dockerForTests, TEST_IMAGE } from '../runtime/docker-test-support.js';
 
 const POLAR = path.resolve(import.meta.dirname, '../../bin/polar.js');

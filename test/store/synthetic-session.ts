@@ -1,6 +1,6 @@
 // Builds a deterministic multi-turn agent session: each prompt extends the previous prompt plus its sample.
 import type { CallRecord } from '../../src/capture/call-record.js';
-import { seededRandom } from '../../src/upstream/sim/seeded-random.js';
+import { seededRandom } from '../../src/sim/seeded-random.js';
 
 /** mulberry32 (the simulator's): fixtures are identical on every run. */
 export const createRandom = seededRandom;

@@ -3,8 +3,8 @@ import { resolveDbPath } from '../../config/paths.js';
 import { createGateway } from '../../gateway/create-gateway.js';
 import { createStoreRecorder } from '../../store/create-store-recorder.js';
 import { openStore } from '../../store/open-store.js';
-import { createPolicy } from '../../upstream/sim/create-policy.js';
-import { startSimServer } from '../../upstream/sim/sim-server.js';
+import { createPolicy } from '../../sim/create-policy.js';
+import { startSimServer } from '../../sim/sim-server.js';
 import { SseDataParser } from '../../upstream/sse-line-splitter.js';
 import { printLine } from '../output.js';
 

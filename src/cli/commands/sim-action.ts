@@ -1,8 +1,8 @@
 // What `polar sim` does (loaded only when it runs; flags are in sim.ts).
-import { createPolicy } from '../../upstream/sim/create-policy.js';
-import { SIM_SPEC_OPTIONS, type SimSpecOptions } from '../../upstream/sim/parse-sim-spec.js';
-import { REALISTIC_DRIFT } from '../../upstream/sim/sim-drift.js';
-import { startSimServer } from '../../upstream/sim/sim-server.js';
+import { createPolicy } from '../../sim/create-policy.js';
+import { SIM_SPEC_OPTIONS, type SimSpecOptions } from '../../sim/parse-sim-spec.js';
+import { REALISTIC_DRIFT } from '../../sim/sim-drift.js';
+import { startSimServer } from '../../sim/sim-server.js';
 import { printLine } from '../output.js';
 import { waitForShutdown } from '../wait-for-shutdown.js';
 import { optionName, SPEC_FLAGS, type SimOptions } from './sim.js';

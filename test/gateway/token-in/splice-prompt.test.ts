@@ -8,9 +8,9 @@ import { parseModelOutput } from '../../../src/model-format/parse-model-output.j
 import { renderChatPromptText } from '../../../src/model-format/render-chat-prompt.js';
 import { buildPrefixMerging } from '../../../src/trajectory/build-prefix-merging.js';
 import type { TrajectoryCall } from '../../../src/trajectory/trajectory-call.js';
-import { encodeText } from '../../../src/upstream/sim/qwen-tokenizer.js';
-import { renderSampledText } from '../../../src/upstream/sim/render-sampled-text.js';
-import { REALISTIC_DRIFT } from '../../../src/upstream/sim/sim-drift.js';
+import { encodeText } from '../../../src/sim/qwen-tokenizer.js';
+import { renderSampledText } from '../../../src/sim/render-sampled-text.js';
+import { REALISTIC_DRIFT } from '../../../src/sim/sim-drift.js';
 
 const tools: FormatTool[] = [
   { type: 'function', function: { name: 'bash', parameters: { type: 'object', properties: { command: { type: 'string' }, verbose: { type: 'boolean' } } } } },

@@ -8,8 +8,8 @@ import { toTrajectoryCall } from '../../../src/export/to-trajectory-call.js';
 import type { ToolFormat } from '../../../src/model-format/format-types.js';
 import { buildPrefixMerging } from '../../../src/trajectory/build-prefix-merging.js';
 import { verifyTrajectory } from '../../../src/trajectory/verify-trajectory.js';
-import type { Policy } from '../../../src/upstream/sim/policy.js';
-import { REALISTIC_DRIFT } from '../../../src/upstream/sim/sim-drift.js';
+import type { Policy } from '../../../src/sim/policy.js';
+import { REALISTIC_DRIFT } from '../../../src/sim/sim-drift.js';
 import { type GatewayStack, startGatewayStack } from '../../helpers/gateway-stack.js';
 
 const TURNS = 7;

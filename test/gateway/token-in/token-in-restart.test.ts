@@ -8,8 +8,8 @@ import { rebuildLineages } from '../../../src/gateway/token-in/rebuild-lineages.
 import { createStoreRecorder } from '../../../src/store/create-store-recorder.js';
 import { buildPrefixMerging } from '../../../src/trajectory/build-prefix-merging.js';
 import { verifyTrajectory } from '../../../src/trajectory/verify-trajectory.js';
-import type { Policy } from '../../../src/upstream/sim/policy.js';
-import { REALISTIC_DRIFT } from '../../../src/upstream/sim/sim-drift.js';
+import type { Policy } from '../../../src/sim/policy.js';
+import { REALISTIC_DRIFT } from '../../../src/sim/sim-drift.js';
 import { type GatewayStack, startGatewayStack } from '../../helpers/gateway-stack.js';
 
 const policy: Policy = (request) => {

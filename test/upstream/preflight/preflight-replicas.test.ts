@@ -8,8 +8,8 @@ import { resolveUpstreamSpecs } from '../../../src/cli/upstream-specs.js';
 import { DEFAULT_ROLLOUT_SAMPLING } from '../../../src/config/sampling-policy.js';
 import { EXIT_CODES, PolarError } from '../../../src/errors.js';
 import { preflightReplicas } from '../../../src/upstream/preflight/preflight-replicas.js';
-import { noopPolicy } from '../../../src/upstream/sim/policies/noop.js';
-import { startSimServer, type SimServer, type SimServerOptions } from '../../../src/upstream/sim/sim-server.js';
+import { noopPolicy } from '../../../src/sim/policies/noop.js';
+import { startSimServer, type SimServer, type SimServerOptions } from '../../../src/sim/sim-server.js';
 
 const servers: SimServer[] = [];
 afterEach(async () => {

@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_ROLLOUT_SAMPLING, type SamplingPolicy } from '../../../src/config/sampling-policy.js';
 import { PolarError } from '../../../src/errors.js';
 import { inspectUpstream, runPreflight } from '../../../src/upstream/preflight/run-preflight.js';
-import { noopPolicy } from '../../../src/upstream/sim/policies/noop.js';
-import { startSimServer, type SimServer, type SimServerOptions } from '../../../src/upstream/sim/sim-server.js';
+import { noopPolicy } from '../../../src/sim/policies/noop.js';
+import { startSimServer, type SimServer, type SimServerOptions } from '../../../src/sim/sim-server.js';
 
 const servers: SimServer[] = [];
 afterEach(async () => {

@@ -1,0 +1,130 @@
+// vLLM's /v1/completions with a token-id prompt (token-in): no template, no parsers; ids, legacy logprobs, streaming.
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { z } from 'zod';
+import type { ToolFormat } from '../model-format/format-types.js';
+import { chatRequestFromPrompt } from './chatml-request.js';
+import { isErrorTurn, type Policy, type PolicyContext } from './policy.js';
+import { createIncrementalDecoder, decodeTokens, QWEN_TOKEN_IDS, encodeText } from './qwen-tokenizer.js';
+import { renderSampledText } from './render-sampled-text.js';
+import type { DriftKnobs } from './sim-drift.js';
+import { badRequest, SimHttpError } from './sim-errors.js';
+import { checkContextWindow, checkModel, logprobEntries, type ContextErrorStyle } from './simulate-completion.js';
+
+const completionSchema = z.object({
+  model: z.string().nullish(),
+  prompt: z.union([z.array(z.number().int().min(0)).min(1), z.string()]),
+  max_tokens: z.number().int().min(1).nullish(),
+  logprobs: z.number().int().min(0).max(20).nullish(),
+  return_token_ids: z.boolean().nullish(),
+  stream: z.boolean().nullish(),
+  stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
+  echo: z.boolean().nullish(),
+  skip_special_tokens: z.boolean().nullish(),
+});
+
+export interface CompletionsOptions {
+  policy: Policy;
+  modelName: string;
+  maxModelLen: number;
+  contextErrorStyle: ContextErrorStyle;
+  toolFormat: ToolFormat;
+  drift: DriftKnobs | undefined;
+}
+
+/** Legacy completions logprobs for a span of tokens. */
+function legacyLogprobs(ids: readonly number[], texts: readonly string[], offset: number, top: number) {
+  const entries = logprobEntries(ids, top, false);
+  let at = offset;
+  return {
+    tokens: entries.map((entry) => entry.token),
+    token_logprobs: entries.map((entry) => entry.logprob),
+    top_logprobs: entries.map((entry) => (top > 0 ? Object.fromEntries((entry.top_logprobs ?? []).map((alt) => [alt.token, alt.logprob])) : null)),
+    text_offset: texts.map((text) => {
+      const start = at;
+      at += text.length;
+      return start;
+    }),
+  };
+}
+
+/** Answers one /v1/completions request (JSON or SSE). */
+export async function handleCompletions(body: unknown, headers: PolicyContext['headers'], res: ServerResponse, o: CompletionsOptions): Promise<void> {
+  const parsed = completionSchema.safeParse(body);
+  if (!parsed.success) throw badRequest(`1 validation error for CompletionRequest\n${parsed.error.issues[0]?.path.join('.') ?? 'body'}\n  ${parsed.error.issues[0]?.message ?? ''}`);
+  const request = parsed.data;
+  checkModel(request.model, o.modelName);
+  const promptIds = typeof request.prompt === 'string' ? encodeText(request.prompt) : request.prompt;
+  let promptText: string;
+  try {
+    promptText = decodeTokens(promptIds);
+  } catch (error) {
+    throw badRequest(error instanceof Error ? error.message : String(error), 'prompt');
+  }
+  checkContextWindow(promptIds.length, request.max_tokens, o.maxModelLen, o.contextErrorStyle);
+  const chat = chatRequestFromPrompt(promptText, o.toolFormat);
+  let turn;
+  try {
+    turn = await o.policy(chat, { headers, modelName: o.modelName });
+  } catch (error) {
+    throw new SimHttpError(500, `The simulator policy failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (isErrorTurn(turn)) throw new SimHttpError(turn.error.status, turn.error.message);
+  const thinking = chat.chat_template_kwargs?.['enable_thinking'] !== false;
+  const toolMode = chat.tools ? ({ kind: 'auto' } as const) : ({ kind: 'none' } as const);
+  const sampled = renderSampledText(turn, { thinking, toolMode, toolFormat: o.toolFormat, drift: o.drift, driftKey: promptText });
+  const budget = Math.min(request.max_tokens ?? Number.POSITIVE_INFINITY, o.maxModelLen - promptIds.length);
+  const truncated = sampled.tokenIds.length > budget;
+  const ids = truncated ? sampled.tokenIds.slice(0, budget) : sampled.tokenIds;
+  const finish = truncated ? 'length' : sampled.finish;
+  const decoder = createIncrementalDecoder();
+  const skipSpecial = request.skip_special_tokens ?? true;
+  const texts = ids.map((id, i) => {
+    const text = decoder.push(id);
+    return skipSpecial && finish === 'stop' && i === ids.length - 1 && id === QWEN_TOKEN_IDS.imEnd ? '' : text;
+  });
+  const top = request.logprobs ?? null;
+  const wantIds = request.return_token_ids === true;
+  const base = { id: `cmpl-${randomUUID().replace(/-/g, '')}`, object: 'text_completion' as const, created: Math.floor(Date.now() / 1000), model: o.modelName };
+  const usage = { prompt_tokens: promptIds.length, total_tokens: promptIds.length + ids.length, completion_tokens: ids.length };
+  if (!request.stream) {
+    const json = JSON.stringify({
+      ...base,
+      choices: [
+        {
+          index: 0,
+          text: texts.join(''),
+          logprobs: top === null ? null : legacyLogprobs(ids, texts, 0, top),
+          finish_reason: finish,
+          stop_reason: null,
+          token_ids: wantIds ? ids : null,
+          prompt_token_ids: wantIds ? promptIds : null,
+          prompt_logprobs: null,
+        },
+      ],
+      usage,
+    });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+    res.end(json);
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+  let offset = 0;
+  for (let i = 0; i < ids.length; i++) {
+    const last = i === ids.length - 1;
+    const choice = {
+      index: 0,
+      text: texts[i],
+      logprobs: top === null ? null : legacyLogprobs([ids[i]!], [texts[i]!], offset, top),
+      finish_reason: last ? finish : null,
+      stop_reason: null,
+      ...(wantIds ? { token_ids: [ids[i]] } : {}),
+      ...(wantIds && i === 0 ? { prompt_token_ids: promptIds } : {}),
+    };
+    offset += texts[i]!.length;
+    res.write(`data: ${JSON.stringify({ ...base, choices: [choice] })}\n\n`);
+  }
+  if (request.stream_options?.include_usage) res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
+  res.end('data: [DONE]\n\n');
+}
+

@@ -1,0 +1,87 @@
+// `sim[:<policy>][?option=value&option=value]`: the simulator as an --upstream, with the same options
+// as the `polar sim` flags (e.g. `sim:noop?served-model-name=a,b&logprobs-mode=processed&fail-after=2`).
+import { UsageError } from '../errors.js';
+import { asToolFormat, TOOL_FORMATS } from '../model-format/format-types.js';
+import { parseDriftSpec } from './sim-drift.js';
+import type { SimServerOptions } from './sim-server.js';
+
+export type SimSpecOptions = Omit<SimServerOptions, 'policy' | 'host' | 'port'>;
+
+type Setter = (options: SimSpecOptions, value: string, name: string) => void;
+
+function toInteger(value: string, name: string, min: number): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < min) throw new UsageError(`sim option ${name}=${value}: expected an integer >= ${min}`);
+  return n;
+}
+const integer = (key: keyof SimSpecOptions, min = 0): Setter => (options, value, name) => {
+  (options as Record<string, unknown>)[key] = toInteger(value, name, min);
+};
+const oneOf = <T extends string>(key: keyof SimSpecOptions, values: readonly T[]): Setter => (options, value, name) => {
+  if (!(values as readonly string[]).includes(value)) throw new UsageError(`sim option ${name}=${value}: expected one of ${values.join(', ')}`);
+  (options as Record<string, unknown>)[key] = value;
+};
+const bool = (key: keyof SimSpecOptions): Setter => (options, value, name) => {
+  if (value !== 'true' && value !== 'false') throw new UsageError(`sim option ${name}=${value}: expected true or false`);
+  (options as Record<string, unknown>)[key] = value === 'true';
+};
+const text = (key: keyof SimSpecOptions): Setter => (options, value) => {
+  (options as Record<string, unknown>)[key] = value;
+};
+
+/** Option names (the `polar sim` flag names without `--`) → how they set SimServerOptions. */
+export const SIM_SPEC_OPTIONS: Record<string, Setter> = {
+  'served-model-name': (options, value) => {
+    options.servedModelNames = value.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  },
+  'max-model-len': integer('maxModelLen', 16),
+  'token-ids': bool('returnTokenIds'),
+  'logprobs-mode': oneOf('logprobsMode', ['raw', 'processed']),
+  'clamp-logprobs': integer('clampLogprobsEvery', 1),
+  'reasoning-field': oneOf('reasoningField', ['reasoning', 'reasoning_content', 'both']),
+  'tool-calling': bool('toolCalling'),
+  'fail-after': integer('failAfter', 1),
+  'restart-after': integer('restartAfter', 1),
+  'restart-ms': integer('restartMs', 0),
+  'stall-after': integer('stallAfter', 1),
+  'stall-ms': integer('stallMs', 0),
+  'answer-model': text('answerModel'),
+  'vllm-compat': text('vllmCompat'),
+  'context-error': oneOf('contextErrorStyle', ['legacy', 'v0.11', 'new']),
+  'chunk-tokens': integer('chunkTokens', 1),
+  'tool-format': (options, value, name) => {
+    const format = asToolFormat(value);
+    if (format === undefined) throw new UsageError(`sim option ${name}=${value}: expected one of ${TOOL_FORMATS.join(', ')}`);
+    options.toolFormat = format;
+  },
+  drift: (options, value) => {
+    options.drift = parseDriftSpec(value);
+  },
+  'first-token-ms': (options, value, name) => {
+    options.latency = { ...options.latency, firstTokenMs: toInteger(value, name, 0) };
+  },
+  'per-token-ms': (options, value, name) => {
+    options.latency = { ...options.latency, perTokenMs: toInteger(value, name, 0) };
+  },
+};
+
+/** Splits `sim:<policy>?a=1&b=2` into the policy spec (`noop` for bare `sim`) and server options. */
+export function parseSimSpec(spec: string): { policySpec: string; options: SimSpecOptions } {
+  const question = spec.indexOf('?');
+  const head = question >= 0 ? spec.slice(0, question) : spec;
+  const query = question >= 0 ? spec.slice(question + 1) : '';
+  const policySpec = head === 'sim' || head === 'sim:' ? 'noop' : head.replace(/^sim:/, '');
+  const options: SimSpecOptions = {};
+  for (const pair of query.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const name = decodeURIComponent(equals >= 0 ? pair.slice(0, equals) : pair);
+    const value = equals >= 0 ? decodeURIComponent(pair.slice(equals + 1)) : 'true';
+    const setter = Object.hasOwn(SIM_SPEC_OPTIONS, name) ? SIM_SPEC_OPTIONS[name] : undefined;
+    if (!setter) {
+      throw new UsageError(`unknown simulator option "${name}" in ${spec}`, `Known options: ${Object.keys(SIM_SPEC_OPTIONS).join(', ')}.`);
+    }
+    setter(options, value, name);
+  }
+  return { policySpec, options };
+}

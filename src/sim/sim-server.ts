@@ -1,0 +1,399 @@
+// The vLLM-compatible simulator on a real node:http socket: chat completions (JSON and SSE), models, tokenize.
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ToolFormat } from '../model-format/format-types.js';
+import type { ModelListWire } from '../upstream/vllm-api-types.js';
+import { buildChatCompletion, type ResponseIdentity } from './build-chat-completion.js';
+import { chatCompletionChunks } from './chat-completion-chunks.js';
+import { handleCompletions } from './completions-endpoint.js';
+import type { Policy, PolicyContext } from './policy.js';
+import { decodeTokens, encodeText, tokenPiece } from './qwen-tokenizer.js';
+import { renderQwenPrompt } from './render-qwen-prompt.js';
+import type { DriftKnobs } from './sim-drift.js';
+import { badRequest, SimHttpError } from './sim-errors.js';
+import { parseSimRequest, parseTokenizeRequest } from './sim-request.js';
+import { checkModel, simulateCompletion, type ContextErrorStyle } from './simulate-completion.js';
+import { adjustLogprobs, applyStopStrings, reasoningInputFor } from './apply-sim-behaviour.js';
+import { defaultBehaviour, PREFLIGHT_HEADER, type SimBehaviour } from './sim-behaviour.js';
+import { toolModeOf } from './sim-request.js';
+import { compatFor, DEFAULT_COMPAT } from './vllm-compat.js';
+
+/** What `/version` reports without --vllm-compat. */
+export const SIM_VERSION = DEFAULT_COMPAT.version;
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+export interface SimServerOptions {
+  policy: Policy;
+  /** Served model name (default `polar-sim-qwen3`); other names get vLLM's 404. */
+  modelName?: string;
+  /** Context window (default 32768). */
+  maxModelLen?: number;
+  /** Default true. False imitates vLLM < 0.10.2, which silently ignores return_token_ids. */
+  returnTokenIds?: boolean;
+  /** Simulated timing (default none): time to first token, then per sampled token. */
+  latency?: { firstTokenMs?: number; perTokenMs?: number };
+  /** Sampled tokens per stream chunk (default 1). */
+  chunkTokens?: number;
+  /** Context-overflow wording: 'v0.11' (default), 'legacy' (vLLM <= 0.10) or 'new' (~0.16+). */
+  contextErrorStyle?: ContextErrorStyle;
+  /** Serve several names (`--served-model-name a,b`); overrides modelName, the first is the default. */
+  servedModelNames?: string[];
+  /** 'raw' (default, vLLM's default) or 'processed' (logprobs follow the request's temperature). */
+  logprobsMode?: 'raw' | 'processed';
+  /** Every Nth sampled token's logprob is -9999 (vLLM's clamp). */
+  clampLogprobsEvery?: number;
+  /** Field name of thinking in responses (default: the compat version's). */
+  reasoningField?: 'reasoning' | 'reasoning_content' | 'both';
+  /** False: tool_choice auto gets vLLM's 400 (no --enable-auto-tool-choice). Default true. */
+  toolCalling?: boolean;
+  /** Chat calls after the first N answer 500. Preflight probes (header x-polar-preflight) do not count. */
+  failAfter?: number;
+  /** The call after the first N finds the server restarting: its connection drops and the port refuses for restartMs. */
+  restartAfter?: number;
+  restartMs?: number;
+  /** Chat calls after the first N stall (headers only) for stallMs (default: until the client leaves). */
+  stallAfter?: number;
+  stallMs?: number;
+  /** Answer with this `model` field whatever was asked (a misrouted server). */
+  answerModel?: string;
+  /** Imitate vLLM <version>'s version-dependent behaviour (reference/vllm-conformance.md table A). */
+  vllmCompat?: string;
+  /** How the model writes tool calls: hermes (default) or qwen3_coder (XML), template and parser alike. */
+  toolFormat?: ToolFormat;
+  /** Seeded departures of the sampled text from the template's re-rendering (default none; sim-drift.ts). */
+  drift?: DriftKnobs;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+}
+
+export interface SimServerStats {
+  /** Chat completion requests received. */
+  requests: number;
+  /** Chat completions being generated or streamed right now. */
+  inFlight: number;
+  /** Chat completions abandoned because the client went away before the answer was complete. */
+  disconnects: number;
+  /** Chat requests that count towards failAfter/restartAfter/stallAfter (not preflight probes). */
+  counted: number;
+}
+
+export interface SimServer {
+  /** Base URL for OpenAI clients, e.g. `http://127.0.0.1:41234/v1`. */
+  url: string;
+  port: number;
+  /** Live counters. */
+  readonly stats: Readonly<SimServerStats>;
+  close(): Promise<void>;
+}
+
+interface ResolvedOptions {
+  policy: Policy;
+  modelName: string;
+  maxModelLen: number;
+  returnTokenIds: boolean;
+  firstTokenMs: number;
+  perTokenMs: number;
+  chunkTokens: number;
+  contextErrorStyle: ContextErrorStyle;
+  behaviour: SimBehaviour;
+  /** Takes the server down for ms, then listens again. */
+  restart(ms: number): void;
+  toolFormat: ToolFormat;
+  drift: DriftKnobs | undefined;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of req) {
+    const buffer = part as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw new SimHttpError(413, `Request body exceeds ${MAX_BODY_BYTES} bytes.`);
+    parts.push(buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(parts).toString('utf8')) as unknown;
+  } catch (error) {
+    throw badRequest(`JSON decode error: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function headersOf(req: IncomingMessage): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(req.headers)) out[key] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+/** Resolves on time, or early (returning false) when the client has gone. */
+async function wait(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  if (ms <= 0) return true;
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function write(res: ServerResponse, data: string, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  if (res.write(data)) return true;
+  try {
+    await once(res, 'drain', { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function handleChat(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats): Promise<void> {
+  stats.requests++;
+  const b = o.behaviour;
+  const counted = req.headers[PREFLIGHT_HEADER] === undefined;
+  const n = counted ? ++stats.counted : 0;
+  if (counted && b.restartAfter > 0 && n === b.restartAfter + 1) {
+    req.socket.destroy();
+    o.restart(b.restartMs);
+    return;
+  }
+  const parsed = parseSimRequest(await readJson(req));
+  const controller = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const { signal } = controller;
+  if (counted && b.failAfter > 0 && n > b.failAfter) {
+    throw new SimHttpError(500, 'EngineCore encountered an issue. See stack trace (above) for the root cause.', 'EngineDeadError');
+  }
+  if (counted && b.stallAfter > 0 && n > b.stallAfter) {
+    if (parsed.stream) res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' }).flushHeaders();
+    await wait(b.stallMs > 0 ? b.stallMs : 2 ** 31 - 1, signal);
+    res.destroy();
+    return;
+  }
+  if (!b.toolCalling && toolModeOf(parsed).kind === 'auto') {
+    throw badRequest('"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set');
+  }
+  const request = reasoningInputFor(parsed, b.compat);
+  const servedAs = typeof request.model === 'string' && b.modelNames.includes(request.model) ? request.model : o.modelName;
+  stats.inFlight++;
+  try {
+    const context: PolicyContext = { headers: headersOf(req), modelName: servedAs };
+    const simulated = await simulateCompletion(request, o.policy, { ...o, modelName: servedAs }, context);
+    const stopped = applyStopStrings(simulated, request.stop);
+    const sim = { ...stopped, logprobs: adjustLogprobs(stopped.logprobs, request, b) };
+    const identity: ResponseIdentity = {
+      id: `chatcmpl-${randomUUID().replace(/-/g, '')}`,
+      created: Math.floor(Date.now() / 1000),
+      model: b.answerModel ?? servedAs,
+      serverReturnsTokenIds: o.returnTokenIds,
+      compat: b.compat,
+      reasoningFields: b.reasoningFields,
+    };
+    if (!request.stream) {
+      const n = sim.tokenIds.length;
+      if (!(await wait(o.firstTokenMs + o.perTokenMs * Math.max(0, n - 1), signal))) return;
+      sendJson(res, 200, buildChatCompletion(sim, request, identity));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+    let firstTokens = true;
+    for (const { chunk, tokens } of chatCompletionChunks(sim, request, identity, o.chunkTokens)) {
+      const delay = tokens === 0 ? 0 : firstTokens ? o.firstTokenMs + o.perTokenMs * (tokens - 1) : o.perTokenMs * tokens;
+      if (tokens > 0) firstTokens = false;
+      if (!(await wait(delay, signal)) || !(await write(res, `data: ${JSON.stringify(chunk)}\n\n`, signal))) return;
+    }
+    if (await write(res, 'data: [DONE]\n\n', signal)) res.end();
+  } finally {
+    stats.inFlight--;
+    if (signal.aborted) stats.disconnects++;
+  }
+}
+
+async function handleTokenize(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions): Promise<void> {
+  const body = parseTokenizeRequest(await readJson(req));
+  checkServed(body.model, o);
+  const tokens =
+    'messages' in body
+      ? renderQwenPrompt({
+          messages: body.messages,
+          tools: body.tools,
+          chatTemplateKwargs: body.chat_template_kwargs,
+          addGenerationPrompt: body.add_generation_prompt ?? true,
+          toolFormat: o.toolFormat,
+        }).tokenIds
+      : encodeText(body.prompt);
+  sendJson(res, 200, {
+    count: tokens.length,
+    max_model_len: o.maxModelLen,
+    tokens,
+    token_strs: body.return_token_strs ? tokens.map(tokenPiece) : null,
+  });
+}
+
+async function handleDetokenize(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions): Promise<void> {
+  const body = (await readJson(req)) as { model?: unknown; tokens?: unknown };
+  if (!Array.isArray(body.tokens) || !body.tokens.every((t) => Number.isInteger(t))) {
+    throw badRequest('1 validation error for DetokenizeRequest\ntokens\n  Input should be a valid list of integers', 'tokens');
+  }
+  checkServed(typeof body.model === 'string' ? body.model : undefined, o);
+  try {
+    sendJson(res, 200, { prompt: decodeTokens(body.tokens as number[]) });
+  } catch (error) {
+    throw badRequest(error instanceof Error ? error.message : String(error), 'tokens');
+  }
+}
+
+function checkServed(requested: string | null | undefined, o: ResolvedOptions): void {
+  checkModel(requested !== null && requested !== undefined && o.behaviour.modelNames.includes(requested) ? o.modelName : requested, o.modelName);
+}
+
+/** vLLM's ModelCard: the ModelListWire fields plus parent and a permission entry. */
+type VllmModelCard = ModelListWire['data'][number] & { parent: null; permission: Record<string, unknown>[] };
+
+function modelList(o: ResolvedOptions, created: number): { object: 'list'; data: VllmModelCard[] } {
+  return {
+    object: 'list',
+    data: o.behaviour.modelNames.map((name) => ({
+        id: name,
+        object: 'model' as const,
+        created,
+        owned_by: 'vllm',
+        root: name,
+        parent: null,
+        max_model_len: o.maxModelLen,
+        permission: [
+          {
+            id: `modelperm-${randomUUID().replace(/-/g, '')}`,
+            object: 'model_permission',
+            created,
+            allow_create_engine: false,
+            allow_sampling: true,
+            allow_logprobs: true,
+            allow_search_indices: false,
+            allow_view: true,
+            allow_fine_tuning: false,
+            organization: '*',
+            group: null,
+            is_blocking: false,
+          },
+        ],
+      })),
+  };
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats) => Promise<void> | void;
+
+const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Handler }> = {
+  '/health': { method: 'GET', run: (_req, res) => void res.writeHead(200, { 'content-length': 0 }).end() },
+  '/version': { method: 'GET', run: (_req, res, o) => sendJson(res, 200, { version: o.behaviour.compat.version }) },
+  '/v1/models': { method: 'GET', run: (_req, res, o) => sendJson(res, 200, modelList(o, Math.floor(Date.now() / 1000))) },
+  '/v1/chat/completions': { method: 'POST', run: handleChat },
+  '/v1/completions': { method: 'POST', run: async (req, res, o) => handleCompletions(await readJson(req), headersOf(req), res, o) },
+  '/tokenize': { method: 'POST', run: handleTokenize },
+  '/detokenize': { method: 'POST', run: handleDetokenize },
+};
+
+async function route(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats): Promise<void> {
+  const path = new URL(req.url ?? '/', 'http://sim').pathname;
+  const target = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
+  if (!target) return sendJson(res, 404, { detail: 'Not Found' });
+  if (req.method !== target.method) return sendJson(res, 405, { detail: 'Method Not Allowed' });
+  await target.run(req, res, o, stats);
+}
+
+/** Starts the simulator; resolves once it listens. */
+export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
+  const behaviour = resolveBehaviour(options);
+  let restart: (ms: number) => void = () => undefined;
+  const resolved: ResolvedOptions = {
+    behaviour,
+    restart: (ms) => restart(ms),
+    policy: options.policy,
+    modelName: behaviour.modelNames[0] as string,
+    maxModelLen: options.maxModelLen ?? 32768,
+    returnTokenIds: options.returnTokenIds ?? true,
+    firstTokenMs: options.latency?.firstTokenMs ?? 0,
+    perTokenMs: options.latency?.perTokenMs ?? 0,
+    chunkTokens: options.chunkTokens ?? 1,
+    contextErrorStyle: options.contextErrorStyle ?? behaviour.compat.contextError,
+    toolFormat: options.toolFormat ?? 'hermes',
+    drift: options.drift,
+  };
+  const stats: SimServerStats = { requests: 0, inFlight: 0, disconnects: 0, counted: 0 };
+  const server = createServer((req, res) => {
+    route(req, res, resolved, stats).catch((error: unknown) => {
+      const failure = error instanceof SimHttpError ? error : new SimHttpError(500, error instanceof Error ? error.message : String(error));
+      if (!res.headersSent) sendJson(res, failure.status, failure.body());
+      else res.destroy();
+    });
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  let downTimer: NodeJS.Timeout | undefined;
+  restart = (ms) => {
+    server.close();
+    server.closeAllConnections();
+    downTimer = setTimeout(() => {
+      downTimer = undefined;
+      if (closing === undefined) server.listen(port, host);
+    }, ms);
+  };
+  return {
+    url: `http://${host}:${port}/v1`,
+    port,
+    stats,
+    close: () =>
+      (closing ??= new Promise<void>((resolve) => {
+        if (downTimer !== undefined) clearTimeout(downTimer);
+        if (!server.listening) {
+          resolve();
+          return;
+        }
+        server.close(() => resolve());
+        server.closeAllConnections();
+      })),
+  };
+}
+
+function resolveBehaviour(options: SimServerOptions): SimBehaviour {
+  const names = options.servedModelNames && options.servedModelNames.length > 0 ? options.servedModelNames : [options.modelName ?? 'polar-sim-qwen3'];
+  const behaviour = defaultBehaviour(names[0] as string);
+  const compat = options.vllmCompat ? compatFor(options.vllmCompat) : behaviour.compat;
+  const field = options.reasoningField;
+  return {
+    ...behaviour,
+    modelNames: names,
+    compat,
+    reasoningFields: field === undefined ? compat.reasoningFields : field === 'both' ? ['reasoning', 'reasoning_content'] : [field],
+    logprobsMode: options.logprobsMode ?? 'raw',
+    clampLogprobsEvery: options.clampLogprobsEvery ?? 0,
+    toolCalling: options.toolCalling ?? true,
+    failAfter: options.failAfter ?? 0,
+    restartAfter: options.restartAfter ?? 0,
+    restartMs: options.restartMs ?? 0,
+    stallAfter: options.stallAfter ?? 0,
+    stallMs: options.stallMs ?? 0,
+    answerModel: options.answerModel ?? null,
+  };
+}
