@@ -103,6 +103,22 @@ export class DatasetOverlapError extends PolarError {
   }
 }
 
+/**
+ * An export asked for something the sessions' rewards cannot give: an advantage estimator over sessions
+ * that were never graded, or a format that needs a reward for sessions without one (exit 2, usage).
+ */
+export class MissingRewardError extends PolarError {
+  override name = 'MissingRewardError';
+  constructor(
+    message: string,
+    hint: string,
+    /** Sessions without a reward that the export would have needed one for. */
+    readonly sessions: number,
+  ) {
+    super(message, 'missing-reward', EXIT_CODES.usage, hint);
+  }
+}
+
 /** The user stopped the work (Ctrl-C, SIGTERM); exit code 130. */
 export class CancelledError extends PolarError {
   override name = 'CancelledError';

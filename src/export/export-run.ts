@@ -1,20 +1,24 @@
 // Streams a run as JSONL records, session by session: read calls, build rows, score, shape, hand each line on.
-import { NotFoundError, UsageError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import type { Store } from '../store/open-store.js';
 import type { RunRow } from '../store/run-repository.js';
 import type { StoredCall } from '../store/stored-call.js';
 import { buildPrefixMerging } from '../trajectory/build-prefix-merging.js';
 import { buildTrajectory } from '../trajectory/build-trajectory.js';
 import { labelSideCalls, lineageByCall } from '../trajectory/lineage.js';
+import { traceStepsOf } from '../trajectory/trace-steps.js';
 import type { AdvantageEstimator, StdKind } from '../trajectory/compute-advantages.js';
 import type { BuilderOptions } from '../trajectory/trajectory-call.js';
 import type { TrajectoryBuild, TrajectoryBuilderName, TrajectoryRow } from '../trajectory/trajectory-row.js';
-import { policyVersionsOf, type SessionExportMeta } from './export-row-input.js';
+import { checkExportPlans } from './check-export-plans.js';
+import { rowPolicyVersions, type SessionExportMeta } from './export-row-input.js';
 import { shapeExportRow, type ExportFormat } from './export-format.js';
 import { EXPORT_SCHEMA_VERSION } from './export-schema-version.js';
 import { DEFAULT_LINEAGE_WEIGHTS, lineageRowWeight, type LineageWeights } from './lineage-weights.js';
 import { planRunExport, type PlannedSession, type SessionPlan, type SessionSkipReason } from './plan-run-export.js';
 import { readCallConversation } from './read-call-conversation.js';
+import { rowSampling } from './row-sampling.js';
+import { ROW_TIMING_PHASES, rowCallTimings, sessionStageTimings } from './row-timings.js';
 import { shapeSftRecord } from './shape-sft-record.js';
 import { shapeSwebenchPrediction } from './shape-swebench-prediction.js';
 import { toJsonlLine } from './to-jsonl-line.js';
@@ -78,16 +82,23 @@ export interface ExportSummary {
   groups: number;
 }
 
+/** A run's export, planned and checked: nothing written yet (`writeExport` writes it). */
+export interface PreparedExport {
+  run: RunRow;
+  options: ExportRunOptions;
+  format: ExportFormat;
+  builder: TrajectoryBuilderName;
+  advantage: AdvantageEstimator;
+  plans: SessionPlan[];
+}
+
 /**
- * Exports one run. Sessions are read and written one at a time, so memory holds one session's calls
- * (plus the run's light session list: ids, statuses and rewards, never agent logs or patches). Throws NotFoundError for an unknown run, DataError for non-finite numbers,
- * and whatever the sink throws.
+ * Plans one run's export from its light session list and refuses what cannot be exported, before any line
+ * is written (so `polar serve` answers a refusal as an HTTP error). Throws NotFoundError for an unknown run,
+ * UsageError for a mix of simulated and real sessions, MissingRewardError where rewards are missing
+ * (check-export-plans.ts).
  */
-export async function exportRun(
-  store: Pick<Store, 'runs' | 'calls'>,
-  options: ExportRunOptions,
-  sink: LineSink,
-): Promise<ExportSummary> {
+export function prepareExport(store: Pick<Store, 'runs'>, options: ExportRunOptions): PreparedExport {
   const run = store.runs.get(options.run);
   if (run === undefined) {
     throw new NotFoundError(`no run "${options.run}" to export`, 'List the runs with: polar runs list');
@@ -108,9 +119,22 @@ export async function exportRun(
     minReward: options.minReward ?? 1,
     sample: options.sample ?? 0,
   });
+  checkExportPlans(run.name, plans, { format, advantage, allowMixed: options.allowMixed ?? false });
+  return { run, options, format, builder, advantage, plans };
+}
 
-  refuseMixedSessions(run.name, plans, options.allowMixed ?? false);
+/**
+ * Exports one run. Sessions are read and written one at a time, so memory holds one session's calls
+ * (plus the run's light session list: ids, statuses and rewards, never agent logs or patches). Throws what
+ * `prepareExport` throws, DataError for non-finite numbers, and whatever the sink throws.
+ */
+export async function exportRun(store: Pick<Store, 'runs' | 'calls'>, options: ExportRunOptions, sink: LineSink): Promise<ExportSummary> {
+  return writeExport(store, prepareExport(store, options), sink);
+}
 
+/** Writes a prepared export, session by session. */
+export async function writeExport(store: Pick<Store, 'runs' | 'calls'>, prepared: PreparedExport, sink: LineSink): Promise<ExportSummary> {
+  const { run, options, format, builder, advantage, plans } = prepared;
   const summary: ExportSummary = {
     schemaVersion: EXPORT_SCHEMA_VERSION,
     run: run.name,
@@ -172,7 +196,8 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
   const all = store.calls.listBySession(session.id);
   const stored = all.filter((call) => call.seq >= session.firstCallSeq);
   summary.calls.earlierAttempts += all.length - stored.length;
-  const build = buildTrajectory(context.builder, session.id, stored.map(toTrajectoryCall), options.builderOptions);
+  const trajectoryCalls = stored.map(toTrajectoryCall);
+  const build = buildTrajectory(context.builder, session.id, trajectoryCalls, options.builderOptions);
   const byId = new Map(stored.map((call) => [call.id, call]));
   const meta = sessionMeta(run, plan, stored);
 
@@ -197,8 +222,8 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
   }
 
   countCalls(summary, build, stored.length);
-  const scored = plan.advantage!;
-  const lineages = lineageByCall(context.builder === 'prefix_merging' ? build : buildPrefixMerging(session.id, stored.map(toTrajectoryCall), options.builderOptions));
+  const score = plan.score!;
+  const lineages = lineageByCall(context.builder === 'prefix_merging' ? build : buildPrefixMerging(session.id, trajectoryCalls, options.builderOptions));
   // Request bytes are decoded for two kinds of call only, in one pass: the first call of each non-main lineage
   // (title, quota and summary calls are recognised by their request) and, for messages, each row's last call.
   const sideFirsts = [...new Set(lineages.values())].flatMap((lineage) => (lineage.kind === 'main' ? [] : lineage.callIds.slice(0, 1)));
@@ -216,17 +241,25 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
     const lineage = rowLineage(row);
     if (lineage) rowsPerLineage.set(lineage.id, (rowsPerLineage.get(lineage.id) ?? 0) + 1);
   }
-  for (const row of build.rows) {
+  const steps = traceStepsOf(session.id, build.rows, (callId) => lineages.get(callId)?.id, trajectoryCalls);
+  const callTimings = rowCallTimings(build.rows, steps, stored);
+  const stageTimings = sessionStageTimings(session.timings);
+  for (const [index, row] of build.rows.entries()) {
     const lineage = rowLineage(row);
+    const calls = row.callIds.map((id) => byId.get(id));
     const conversation = withMessages ? readCallConversation(withRawOf(row.callIds.at(-1)!)!) : null;
     await write(
       shapeExportRow(format, {
         row,
-        reward: scored.reward,
-        advantage: scored.advantage,
+        reward: score.reward,
+        advantage: score.advantage,
         lossWeight: lineageRowWeight(weights, lineage?.kind ?? null, lineage ? (rowsPerLineage.get(lineage.id) ?? 0) : 0, build.rows.length),
         lineage: lineage ? { id: lineage.id, kind: lineage.kind } : null,
-        policyVersions: policyVersionsOf(row.callIds.map((id) => byId.get(id))),
+        trace: steps[index]!,
+        policyVersions: rowPolicyVersions(row, calls),
+        stopReason: calls.at(-1)?.capture.finishReason ?? null,
+        sampling: rowSampling(calls),
+        timings: { ...stageTimings, ...callTimings[index]! },
         groupId: plan.groupId,
         session: meta,
         messages: conversation?.messages ?? null,
@@ -237,10 +270,15 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
   return null;
 }
 
-/** Keeps only what the plan needs, so the timings and evaluation objects of 8,000 sessions are not held. */
+/**
+ * Keeps only what the plan and the rows need, so the evaluation objects of 8,000 sessions are not held
+ * (of the timings, only the stages rows report).
+ */
 function plannedSession(session: PlannedSession): PlannedSession {
-  const { id, taskId, instanceId, sampleIndex, simulated, status, reward, firstCallSeq } = session;
-  return { id, taskId, instanceId, sampleIndex, simulated, status, reward, firstCallSeq };
+  const { id, taskId, instanceId, sampleIndex, simulated, status, statusReason, reward, firstCallSeq } = session;
+  const timings: Record<string, number> = {};
+  for (const phase of ROW_TIMING_PHASES) if (session.timings[phase] !== undefined) timings[phase] = session.timings[phase];
+  return { id, taskId, instanceId, sampleIndex, simulated, status, statusReason, reward, firstCallSeq, timings };
 }
 
 function sessionMeta(run: RunRow, plan: SessionPlan, calls: readonly StoredCall[]): SessionExportMeta {
@@ -252,6 +290,9 @@ function sessionMeta(run: RunRow, plan: SessionPlan, calls: readonly StoredCall[
     harness: run.harness,
     model: first?.upstreamModel ?? null,
     simulated: plan.session.simulated,
+    // Exported sessions are finished (not-finished ones are skipped by the plan).
+    status: plan.session.status!,
+    statusReason: plan.session.statusReason,
   };
 }
 
@@ -269,17 +310,4 @@ function countCalls(summary: ExportSummary, build: TrajectoryBuild, calls: numbe
   summary.calls.total += calls;
   summary.calls.placed += build.turns.length;
   summary.calls.notTrainable += build.diagnostics.splits.filter((split) => split.reason.kind === 'not-trainable').length;
-}
-
-/** Simulated and real sessions never end up in one training file by accident. */
-function refuseMixedSessions(run: string, plans: readonly SessionPlan[], allowMixed: boolean): void {
-  if (allowMixed) return;
-  const exported = plans.filter((plan) => plan.skip === null);
-  const simulated = exported.filter((plan) => plan.session.simulated).length;
-  if (simulated > 0 && simulated < exported.length) {
-    throw new UsageError(
-      `run ${run} mixes ${simulated} simulated and ${exported.length - simulated} real session(s); refusing to export them together`,
-      'Simulated trajectories are not samples of your model. Export them anyway with --allow-mixed (records keep simulated: true).',
-    );
-  }
 }

@@ -14,15 +14,24 @@ export type SessionSkipReason =
   | 'not-finished'
   /** Infrastructure failed: the outcome says nothing about the policy; excluded from groups too. */
   | 'infra-error'
-  /** RL and SFT formats: no reward recorded (not evaluated, evaluation failed). Left out of groups. */
+  /**
+   * RL and SFT formats: the session was never graded (a `--no-eval` run, a serve batch with `evaluate: false`),
+   * so it has no reward. Left out of groups. The RL formats export such sessions with `--advantage none`
+   * (reward and advantage null).
+   */
   | 'no-reward'
+  /** RL and SFT formats: grading was attempted and failed (`eval_error`): no reward, left out of groups. */
+  | 'eval-error'
   /** RL and SFT formats: the session has no trainable call, so no row (its reward still counts in its group). */
   | 'no-trainable-calls'
   /** sft: not `completed` with a reward of at least `minReward`. */
   | 'not-accepted'
   /** sft: its request bytes do not parse back into messages. */
   | 'no-conversation'
-  /** swebench-predictions: the session was cancelled, so its patch is partial. */
+  /**
+   * The session was cancelled (the run was interrupted): its patch and trajectory are partial. RL formats
+   * skip it unless it has a reward; swebench-predictions always.
+   */
   | 'cancelled'
   /** swebench-predictions: not the selected sample of its task (one prediction per instance). */
   | 'other-sample';
@@ -38,7 +47,16 @@ export interface PlanOptions {
 }
 
 /** What a plan reads of a session: light fields only (no agent log, no patch). */
-export type PlannedSession = Pick<RunSessionSummary, 'id' | 'taskId' | 'instanceId' | 'sampleIndex' | 'simulated' | 'status' | 'reward' | 'firstCallSeq'>;
+export type PlannedSession = Pick<
+  RunSessionSummary,
+  'id' | 'taskId' | 'instanceId' | 'sampleIndex' | 'simulated' | 'status' | 'statusReason' | 'reward' | 'firstCallSeq' | 'timings'
+>;
+
+/** A session's reward and advantage as its rows carry them: both null for an ungraded session under `none`. */
+export interface SessionScore {
+  reward: number | null;
+  advantage: number | null;
+}
 
 export interface SessionPlan {
   session: PlannedSession;
@@ -46,14 +64,17 @@ export interface SessionPlan {
   groupId: string;
   /** Null when the session is skipped (reason in `skip`). */
   skip: SessionSkipReason | null;
-  /** RL formats: the session's reward, advantage and group statistics. */
-  advantage: SessionAdvantage | null;
+  /** RL formats: the reward and advantage of an exported session; null when skipped (or another format). */
+  score: SessionScore | null;
 }
 
 /**
  * One plan per session, in the order given. For the RL formats (polar, verl, openrlhf) the group of a task
  * is its sessions minus infra_error and unrewarded ones (see `computeAdvantages`); a group of one, or of equal
- * rewards, has advantage 0. Loss weights are set later, once the session's rows are known.
+ * rewards, has advantage 0. With the `none` estimator a session that was never graded (its status says the
+ * agent ran to an end: completed, agent_error, timeout) is exported with reward and advantage null; an
+ * `eval_error` session (grading failed) and a cancelled one without a reward stay skipped with their reason.
+ * Loss weights are set later, once the session's rows are known.
  */
 export function planRunExport(runName: string, sessions: readonly PlannedSession[], options: PlanOptions): SessionPlan[] {
   const groupIds = groupIdsOf(runName, sessions);
@@ -61,8 +82,12 @@ export function planRunExport(runName: string, sessions: readonly PlannedSession
   return sessions.map((session) => {
     const groupId = groupIds.get(session.taskId)!;
     const skip = skipReason(session, options, advantages);
-    return { session, groupId, skip, advantage: skip === null ? (advantages.get(session.id) ?? null) : null };
+    return { session, groupId, skip, score: skip === null && rlFormat(options.format) ? scoreOf(advantages.get(session.id)) : null };
   });
+}
+
+function scoreOf(advantage: SessionAdvantage | undefined): SessionScore {
+  return advantage === undefined ? { reward: null, advantage: null } : { reward: advantage.reward, advantage: advantage.advantage };
 }
 
 function rlFormat(format: ExportFormat): boolean {
@@ -80,8 +105,12 @@ function skipReason(
     case 'polar':
     case 'verl':
     case 'openrlhf':
-      return advantages.has(session.id) ? null : 'no-reward';
+      if (advantages.has(session.id)) return null;
+      if (session.status === 'eval_error') return 'eval-error';
+      if (session.status === 'cancelled') return 'cancelled';
+      return options.advantage === 'none' ? null : 'no-reward';
     case 'sft':
+      if (session.status === 'eval_error') return 'eval-error';
       if (session.reward === null) return 'no-reward';
       return session.status === 'completed' && session.reward >= options.minReward ? null : 'not-accepted';
     case 'swebench-predictions':

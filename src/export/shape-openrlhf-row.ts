@@ -1,4 +1,5 @@
 // OpenRLHF shape: the dict an OpenRLHF agent executor returns for one finished rollout.
+import { InternalError } from '../errors.js';
 import { EXPORT_SCHEMA_VERSION } from './export-schema-version.js';
 import { logprobsWithZeros, type ExportRowInput } from './export-row-input.js';
 import type { TrajectoryRow } from '../trajectory/trajectory-row.js';
@@ -12,7 +13,11 @@ import type { TrajectoryRow } from '../trajectory/trajectory-row.js';
  * - `rollout_log_probs` ← one value per `observation_tokens` position: the sampled logprob on action
  *   tokens, 0.0 on prompt and interstitial tokens (OpenRLHF fills non-action positions with 0.0 and
  *   drops index 0 when aligning with `action_mask`).
- * - `reward` and `scores` ← reward.
+ * - `reward` and `scores` ← reward. Required: OpenRLHF's reward comes from the agent executor, and
+ *   `prompt` / `label` give a reward function nothing to grade, so a session without a reward is refused
+ *   before anything is written (MissingRewardError, export-run.ts); reaching the shaper without one is a bug.
+ * - `truncated` ← the row's last call finished with `length` (OpenRLHF reads `response.get("truncated")`,
+ *   `openrlhf/trainer/ppo_utils/samples_generator.py` at 03912e47).
  * - `prompt` ← the task id and `label` ← '': OpenRLHF passes them to reward functions and logs only;
  *   polar's reward is already computed and polar has token ids, not the prompt text.
  * There is no official OpenRLHF loader for pre-collected rollouts; this mirrors its in-memory contract.
@@ -26,6 +31,7 @@ export interface OpenRlhfExportRecord {
   rollout_log_probs: number[];
   reward: number;
   scores: number;
+  truncated: boolean;
   extra_logs: Record<string, number>;
   polar: {
     schema_version: typeof EXPORT_SCHEMA_VERSION;
@@ -39,22 +45,31 @@ export interface OpenRlhfExportRecord {
     loss_weight: number;
     lineage_id: number | null;
     lineage_kind: string | null;
-    /** Distinct policy versions the row's calls were sampled with (polar serve), ascending. */
+    /** Distinct policy versions the row's tokens were sampled with (polar serve), ascending. */
     policy_versions: number[];
     simulated: boolean;
+    /** As in the polar format. */
+    status: string;
+    status_reason: string | null;
+    trace_id: string;
+    step_index: number;
+    is_last_step: boolean;
+    stop_reason: string | null;
   };
 }
 
 export function shapeOpenRlhfRow(input: ExportRowInput): OpenRlhfExportRecord {
-  const { row, session } = input;
+  const { row, session, reward, advantage } = input;
+  if (reward === null || advantage === null) throw new InternalError(`openrlhf row ${row.rowIndex} of session ${row.sessionId} has no reward; the export should have refused it.`);
   return {
     prompt: session.taskId,
     label: '',
     observation_tokens: [...row.promptIds, ...row.responseIds],
     action_ranges: actionRanges(row),
     rollout_log_probs: [...row.promptIds.map(() => 0), ...logprobsWithZeros(row)],
-    reward: input.reward,
-    scores: input.reward,
+    reward,
+    scores: reward,
+    truncated: input.stopReason === 'length',
     extra_logs: {},
     polar: {
       schema_version: EXPORT_SCHEMA_VERSION,
@@ -64,12 +79,18 @@ export function shapeOpenRlhfRow(input: ExportRowInput): OpenRlhfExportRecord {
       run_id: session.runId,
       builder: row.builder,
       call_ids: row.callIds,
-      advantage: input.advantage,
+      advantage,
       loss_weight: input.lossWeight,
       lineage_id: input.lineage?.id ?? null,
       lineage_kind: input.lineage?.kind ?? null,
       policy_versions: [...(input.policyVersions ?? [])],
       simulated: session.simulated,
+      status: session.status,
+      status_reason: session.statusReason,
+      trace_id: input.trace.traceId,
+      step_index: input.trace.stepIndex,
+      is_last_step: input.trace.isLastStep,
+      stop_reason: input.stopReason,
     },
   };
 }

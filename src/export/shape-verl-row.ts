@@ -1,6 +1,8 @@
 // verl shape: the unpadded per-sample tensors verl's agent loop hands its trainer.
+import type { CallSamplingValues } from '../capture/call-record.js';
 import { EXPORT_SCHEMA_VERSION } from './export-schema-version.js';
 import { logprobsWithZeros, type ExportRowInput } from './export-row-input.js';
+import { toPolarTimings, type PolarRowTimings } from './shape-polar-row.js';
 
 /**
  * Field mapping, from verl `verl/experimental/agent_loop/agent_loop.py` (`AgentLoopOutput` and the
@@ -9,7 +11,9 @@ import { logprobsWithZeros, type ExportRowInput } from './export-row-input.js';
  * - `responses` ← response_ids (sampled tokens and tool/template tokens). verl right-pads.
  * - `response_mask` ← loss_mask: "1 for LLM generated tokens, 0 for observation/padding tokens".
  * - `rollout_log_probs` ← logprobs, 0.0 where the mask is 0 (verl pads `response_logprobs` with 0.0).
- * - `reward_score` ← reward (`AgentLoopOutput.reward_score`; verl puts it at the last response token).
+ * - `reward_score` ← reward (`AgentLoopOutput.reward_score`, `Optional[float] = None`; verl puts it at the
+ *   last response token). Null for a session never graded (`--advantage none`): verl's reward loop then
+ *   scores the row itself (it keeps `rm_scores` only when every output of a batch sets `reward_score`).
  * - `uid` ← group_id (`non_tensor_batch["uid"]`, the index verl's GRPO groups by).
  * `input_ids`, `attention_mask` and `position_ids` are derived by verl's padding step and not exported.
  *
@@ -22,10 +26,10 @@ export interface VerlExportRecord {
   responses: number[];
   response_mask: (0 | 1)[];
   rollout_log_probs: number[];
-  reward_score: number;
+  reward_score: number | null;
   uid: string;
-  /** polar's per-session advantage (grouped by session, not by row). */
-  advantage: number;
+  /** polar's per-session advantage (grouped by session, not by row); null when the reward is. */
+  advantage: number | null;
   loss_weight: number;
   extra_info: {
     schema_version: typeof EXPORT_SCHEMA_VERSION;
@@ -37,9 +41,18 @@ export interface VerlExportRecord {
     call_ids: number[];
     lineage_id: number | null;
     lineage_kind: string | null;
-    /** Distinct policy versions the row's calls were sampled with (polar serve), ascending. */
+    /** Distinct policy versions the row's tokens were sampled with (polar serve), ascending. */
     policy_versions: number[];
     simulated: boolean;
+    /** As in the polar format. */
+    status: string;
+    status_reason: string | null;
+    trace_id: string;
+    step_index: number;
+    is_last_step: boolean;
+    stop_reason: string | null;
+    sampling: CallSamplingValues | null;
+    timings: PolarRowTimings;
   };
 }
 
@@ -66,6 +79,14 @@ export function shapeVerlRow(input: ExportRowInput): VerlExportRecord {
       lineage_kind: input.lineage?.kind ?? null,
       policy_versions: [...(input.policyVersions ?? [])],
       simulated: session.simulated,
+      status: session.status,
+      status_reason: session.statusReason,
+      trace_id: input.trace.traceId,
+      step_index: input.trace.stepIndex,
+      is_last_step: input.trace.isLastStep,
+      stop_reason: input.stopReason,
+      sampling: input.sampling.sampling,
+      timings: toPolarTimings(input.timings),
     },
   };
 }

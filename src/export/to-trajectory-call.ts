@@ -12,5 +12,7 @@ export function toTrajectoryCall(call: StoredCall): TrajectoryCall {
     logprobs: call.capture.logprobs,
     finishReason: call.capture.finishReason,
     response: call.response,
+    // One version for the whole call; a follow-up records where it changed inside a call (tokenVersions).
+    policyVersion: call.policyVersion ?? null,
   };
 }

@@ -15,7 +15,7 @@ export function buildPerRequest(sessionId: number, calls: readonly TrajectoryCal
   const rows: TrajectoryRow[] = [];
   const turns: TurnPlacement[] = [];
   const splits: SplitRecord[] = [];
-  for (const { call, promptTokenIds, tokenIds, logprobs } of trainableCallsInBuildOrder(calls, splits)) {
+  for (const { call, promptTokenIds, tokenIds, logprobs, versions } of trainableCallsInBuildOrder(calls, splits)) {
     const rowIndex = rows.length;
     rows.push({
       sessionId,
@@ -25,6 +25,7 @@ export function buildPerRequest(sessionId: number, calls: readonly TrajectoryCal
       responseIds: [...tokenIds],
       lossMask: tokenIds.map(() => 1 as const),
       logprobs: [...logprobs],
+      versions: versions === null ? null : [...versions],
       builder: 'per_request',
     });
     turns.push({ callId: call.id, rowIndex, responseOffset: 0, length: tokenIds.length });

@@ -185,6 +185,7 @@ function startChain(sessionId: number, rowIndex: number, call: TrainableCall, li
       responseIds: [],
       lossMask: [],
       logprobs: [],
+      versions: call.versions === null ? null : [],
       builder: 'prefix_merging',
     },
     open: true,
@@ -201,17 +202,23 @@ function appendInterstitial(row: TrajectoryRow, prompt: readonly number[]): void
     row.responseIds.push(prompt[i]!);
     row.lossMask.push(0);
     row.logprobs.push(null);
+    row.versions?.push(-1);
   }
 }
 
-/** Appends the call's sampled tokens with mask 1 and updates whether the chain stays open. */
+/**
+ * Appends the call's sampled tokens with mask 1 (and their versions; a call without versions makes the
+ * row's null) and updates whether the chain stays open.
+ */
 function appendSampled(chain: Chain, call: TrainableCall, eos: ReadonlySet<number>, step: number): TurnPlacement {
   const { row } = chain;
   const responseOffset = row.responseIds.length;
+  if (call.versions === null) row.versions = null;
   for (let i = 0; i < call.tokenIds.length; i++) {
     row.responseIds.push(call.tokenIds[i]!);
     row.lossMask.push(1);
     row.logprobs.push(call.logprobs[i]!);
+    row.versions?.push(call.versions![i]!);
   }
   row.callIds.push(call.call.id);
   const lastTokenId = call.tokenIds[call.tokenIds.length - 1]!;

@@ -1,6 +1,6 @@
 // Decides whether one captured call can be trained on, and says why not when it cannot.
 import type { CallStatus } from '../capture/call-record.js';
-import { sortCallsForBuild, type TrajectoryCall } from './trajectory-call.js';
+import { sampledTokenVersions, sortCallsForBuild, type TrajectoryCall } from './trajectory-call.js';
 import type { SplitRecord } from './trajectory-row.js';
 
 /** Why a call is never trained on. */
@@ -21,7 +21,11 @@ export type NotTrainableDetail =
    * A logprob is vLLM's clamp value (<= -9999): the token was impossible under the returned
    * distribution (e.g. raw logprobs with top-k sampling), so the value is not a real log-probability.
    */
-  | 'clamped-logprob';
+  | 'clamped-logprob'
+  /** Per-token policy versions were recorded, but not one per sampled token. */
+  | 'version-count-mismatch'
+  /** A policy version is not an integer >= 0 (rows use -1 for tokens the model did not sample). */
+  | 'invalid-version';
 
 /** vLLM clamps logprobs with max(x, -9999.0); anything at or below is not a real value. */
 export const CLAMPED_LOGPROB = -9999;
@@ -32,6 +36,8 @@ export interface TrainableCall {
   promptTokenIds: readonly number[];
   tokenIds: readonly number[];
   logprobs: readonly number[];
+  /** One policy version per sampled token; null when the call recorded none. */
+  versions: readonly number[] | null;
 }
 
 export type TrainableCheck =
@@ -54,7 +60,10 @@ export function checkTrainable(call: TrajectoryCall): TrainableCheck {
   if (tokenIds.length === 0) return reject('empty-response');
   if (!logprobs.every(Number.isFinite)) return reject('non-finite-logprob');
   if (logprobs.some((value) => value <= CLAMPED_LOGPROB)) return reject('clamped-logprob');
-  return { trainable: true, value: { call, promptTokenIds, tokenIds, logprobs } };
+  const versions = sampledTokenVersions(call);
+  if (versions !== null && versions.length !== tokenIds.length) return reject('version-count-mismatch');
+  if (versions !== null && !versions.every((version) => Number.isInteger(version) && version >= 0)) return reject('invalid-version');
+  return { trainable: true, value: { call, promptTokenIds, tokenIds, logprobs, versions } };
 }
 
 /**

@@ -22,6 +22,29 @@ export interface TrajectoryCall {
   response: CanonicalResponse | null;
   /** The client's request messages, for reading only. */
   requestMessages?: unknown;
+  /**
+   * The policy version in force when the call was sent upstream (`polar serve` pause/resume); null or
+   * absent when none was recorded (calls stored before versions were).
+   */
+  policyVersion?: number | null;
+  /**
+   * The policy version of each sampled token, aligned with `tokenIds`, for a call whose weights changed
+   * while it was in flight (a pause in "keep" mode freezes a request, which then continues under the new
+   * weights). Absent: every sampled token has `policyVersion`. A length other than `tokenIds`' makes the
+   * call untrainable (`version-count-mismatch`).
+   */
+  tokenVersions?: readonly number[] | null;
+}
+
+/**
+ * The policy version of each sampled token of a call: `tokenVersions` when recorded, else `policyVersion`
+ * for every token, else null (no version recorded).
+ */
+export function sampledTokenVersions(call: Pick<TrajectoryCall, 'tokenIds' | 'policyVersion' | 'tokenVersions'>): readonly number[] | null {
+  if (call.tokenVersions != null) return call.tokenVersions;
+  if (call.policyVersion == null || call.tokenIds === null) return null;
+  const version = call.policyVersion;
+  return call.tokenIds.map(() => version);
 }
 
 /** Token facts of the served model's tokenizer that the builders depend on. */

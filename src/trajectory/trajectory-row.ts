@@ -23,6 +23,13 @@ export interface TrajectoryRow {
   lossMask: (0 | 1)[];
   /** The sampled logprob where mask is 1; null where mask is 0. */
   logprobs: (number | null)[];
+  /**
+   * The policy version each response token was sampled with, aligned with `responseIds`: the call's
+   * per-token version (`TrajectoryCall.tokenVersions`, else its `policyVersion`) where mask is 1, -1 where
+   * mask is 0 (AReaL's convention for tokens the model did not sample). Null when a call of the row has no
+   * recorded version.
+   */
+  versions: number[] | null;
   builder: TrajectoryBuilderName;
 }
 

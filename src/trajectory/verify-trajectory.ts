@@ -5,7 +5,10 @@ import type { TrajectoryCall } from './trajectory-call.js';
 import type { TrajectoryBuild, TrajectoryRow, TurnPlacement } from './trajectory-row.js';
 
 export type FidelityViolationKind =
-  /** Row arrays differ in length, or a logprob is null under mask 1 / set under mask 0. */
+  /**
+   * Row arrays differ in length (responseIds, lossMask, logprobs, versions), a logprob is null under mask 1
+   * / set under mask 0, or a version is not -1 under mask 0 / not an integer >= 0 under mask 1.
+   */
   | 'row-shape'
   /** A trainable call's sampled tokens appear in no row. */
   | 'call-missing'
@@ -18,7 +21,12 @@ export type FidelityViolationKind =
   /** The context before a placement differs from the prompt the model actually saw. */
   | 'context-drift'
   /** A row's mask-1 tokens are not exactly its placed calls' sampled tokens, or callIds disagree. */
-  | 'row-calls-mismatch';
+  | 'row-calls-mismatch'
+  /**
+   * A row's versions at a placement differ from the call's sampled-token versions, or the row has none
+   * although every call of it recorded one (or has some although a call recorded none).
+   */
+  | 'version-mismatch';
 
 export interface FidelityViolation {
   kind: FidelityViolationKind;
@@ -44,8 +52,11 @@ export function verifyTrajectory(
     placedByCall.set(turn.callId, turn);
   }
 
+  /** Trainable call id -> whether it recorded versions. */
+  const versioned = new Map<number, boolean>();
   for (const call of calls) {
     const check = checkTrainable(call);
+    if (check.trainable) versioned.set(call.id, check.value.versions !== null);
     const turn = placedByCall.get(call.id);
     if (!check.trainable) {
       if (turn) violations.push({ kind: 'untrainable-placed', callId: call.id, detail: check.detail });
@@ -60,7 +71,7 @@ export function verifyTrajectory(
       violations.push({ kind: 'call-missing', callId: call.id, detail: `row ${turn.rowIndex} does not exist` });
       continue;
     }
-    const { promptTokenIds, tokenIds, logprobs } = check.value;
+    const { promptTokenIds, tokenIds, logprobs, versions } = check.value;
     const sampledAt = firstSampledMismatch(row, turn.responseOffset, tokenIds, logprobs);
     if (sampledAt !== null) {
       violations.push({
@@ -69,6 +80,10 @@ export function verifyTrajectory(
         rowIndex: row.rowIndex,
         detail: `sampled token ${sampledAt} differs (id, logprob or mask)`,
       });
+    }
+    const versionAt = row.versions === null || versions === null ? null : firstVersionMismatch(row.versions, turn.responseOffset, versions);
+    if (versionAt !== null) {
+      violations.push({ kind: 'version-mismatch', callId: call.id, rowIndex: row.rowIndex, detail: `version of sampled token ${versionAt} differs` });
     }
     const driftAt = firstContextMismatch(row, turn.responseOffset, promptTokenIds);
     if (driftAt !== null) {
@@ -81,6 +96,7 @@ export function verifyTrajectory(
     }
   }
   for (const violation of checkRowsAgainstTurns(build)) violations.push(violation);
+  for (const violation of checkRowVersionsPresence(versioned, build)) violations.push(violation);
   return violations;
 }
 
@@ -97,15 +113,34 @@ export function assertTrajectoryFidelity(calls: readonly TrajectoryCall[], build
 
 function checkRowShape(row: TrajectoryRow): FidelityViolation[] {
   const n = row.responseIds.length;
-  if (row.lossMask.length !== n || row.logprobs.length !== n) {
-    return [{ kind: 'row-shape', rowIndex: row.rowIndex, detail: 'responseIds, lossMask and logprobs differ in length' }];
+  if (row.lossMask.length !== n || row.logprobs.length !== n || (row.versions !== null && row.versions.length !== n)) {
+    return [{ kind: 'row-shape', rowIndex: row.rowIndex, detail: 'responseIds, lossMask, logprobs and versions differ in length' }];
   }
   for (let i = 0; i < n; i++) {
-    if ((row.lossMask[i] === 1) !== (row.logprobs[i] !== null)) {
+    const sampled = row.lossMask[i] === 1;
+    if (sampled !== (row.logprobs[i] !== null)) {
       return [{ kind: 'row-shape', rowIndex: row.rowIndex, detail: `logprob/mask disagree at response index ${i}` }];
+    }
+    const version = row.versions?.[i];
+    if (version !== undefined && (sampled ? !(Number.isInteger(version) && version >= 0) : version !== -1)) {
+      return [{ kind: 'row-shape', rowIndex: row.rowIndex, detail: `version ${version} under mask ${row.lossMask[i]} at response index ${i}` }];
     }
   }
   return [];
+}
+
+function firstVersionMismatch(rowVersions: readonly number[], offset: number, versions: readonly number[]): number | null {
+  for (let i = 0; i < versions.length; i++) if (rowVersions[offset + i] !== versions[i]) return i;
+  return null;
+}
+
+/** A row has versions exactly when every call placed in it recorded one. */
+function checkRowVersionsPresence(versioned: ReadonlyMap<number, boolean>, build: TrajectoryBuild): FidelityViolation[] {
+  return build.rows.flatMap((row): FidelityViolation[] => {
+    const expected = row.callIds.every((callId) => versioned.get(callId) === true);
+    if ((row.versions !== null) === expected) return [];
+    return [{ kind: 'version-mismatch', rowIndex: row.rowIndex, detail: expected ? 'row has no versions though every call recorded one' : 'row has versions though a call recorded none' }];
+  });
 }
 
 function firstSampledMismatch(

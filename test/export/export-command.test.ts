@@ -19,7 +19,7 @@ function seededDb(): { dir: string; db: string } {
   const store = openStore(db);
   seedRun(store, 'run-1', [
     { instanceId: 'a', status: 'completed', reward: 1, simulated: true, patch: 'diff', calls: constructedSession },
-    { instanceId: 'a', status: 'completed', reward: null, calls: constructedSession.slice(0, 1) },
+    { instanceId: 'a', status: 'completed', reward: null, simulated: true, calls: constructedSession.slice(0, 1) },
   ]);
   store.close();
   return { dir, db };
@@ -76,10 +76,14 @@ describe('polar export jsonl', () => {
   it('with -o - writes records to stdout and the summary to stderr', async () => {
     const { db } = seededDb();
     const { stdout, stderr } = await runCli(['--run', 'run-1', '--db', db, '-o', '-', '--builder', 'per_request', '--format', 'verl', '--advantage', 'none']);
-    const records = parseJsonl(stdout) as { uid: string; advantage: number }[];
-    expect(records).toHaveLength(8);
-    expect(records.every((record) => record.uid === 'run-1/a' && record.advantage === 0)).toBe(true);
+    // --advantage none also exports the session that was never graded, with reward and advantage null.
+    const records = parseJsonl(stdout) as { uid: string; reward_score: number | null; advantage: number | null }[];
+    expect(records).toHaveLength(9);
+    expect(records.every((record) => record.uid === 'run-1/a')).toBe(true);
+    expect(records.map((record) => record.advantage)).toEqual([...Array(8).fill(0), null]);
+    expect(records.at(-1)!.reward_score).toBeNull();
     expect(stderr).toContain('format verl, builder per_request, advantage none');
+    expect(stderr).toContain('from 2/2 session(s)');
   });
 
   it('leaves no file behind when the export fails', async () => {

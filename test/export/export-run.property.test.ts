@@ -1,6 +1,7 @@
 // Property tests through the store and back from JSONL: every builder x format keeps every sampled token exactly once.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MissingRewardError } from '../../src/errors.js';
 import { ROW_EXPORT_FORMATS, type RowExportFormat } from '../../src/export/export-format.js';
 import { exportRun } from '../../src/export/export-run.js';
 import type { SftExportRecord } from '../../src/export/shape-sft-record.js';
@@ -8,6 +9,7 @@ import type { SwebenchPrediction } from '../../src/export/shape-swebench-predict
 import { openStore, type Store } from '../../src/store/open-store.js';
 import type { SessionStatus } from '../../src/store/run-repository.js';
 import { checkTrainable } from '../../src/trajectory/check-trainable.js';
+import type { AdvantageEstimator } from '../../src/trajectory/compute-advantages.js';
 import type { TrajectoryCall } from '../../src/trajectory/trajectory-call.js';
 import { TRAJECTORY_BUILDERS, type TrajectoryBuilderName } from '../../src/trajectory/trajectory-row.js';
 import { sessionArbitrary } from '../trajectory/session-arbitrary.js';
@@ -16,14 +18,17 @@ import { seedRun, type SeedSession, type SeededSession } from './seed-run.js';
 
 const RUNS = { numRuns: 40 };
 
+/** The store keeps one policy version per call (no per-token versions yet), so seeded calls carry only that. */
+const storable = (calls: TrajectoryCall[]): TrajectoryCall[] => calls.map(({ tokenVersions: _perToken, ...call }) => call);
+
 const sessionSpec: fc.Arbitrary<SeedSession> = fc.record({
   instanceId: fc.constantFrom('repo__a-1', 'repo__b-2'),
-  status: fc.constantFrom<SessionStatus | null>('completed', 'completed', 'agent_error', 'timeout', 'infra_error', 'cancelled', null),
+  status: fc.constantFrom<SessionStatus | null>('completed', 'completed', 'agent_error', 'timeout', 'infra_error', 'eval_error', 'cancelled', null),
   reward: fc.constantFrom<number | null>(0, 1, 1, null),
   simulated: fc.boolean(),
   patch: fc.constantFrom<string | null>(null, 'diff --git a/x b/x\n'),
-  calls: sessionArbitrary,
-  earlierAttempt: fc.option(sessionArbitrary.map((calls) => calls.slice(0, 3)), { nil: undefined }),
+  calls: sessionArbitrary.map(storable),
+  earlierAttempt: fc.option(sessionArbitrary.map((calls) => storable(calls.slice(0, 3))), { nil: undefined }),
 });
 
 const runSpec = fc.array(sessionSpec, { minLength: 1, maxLength: 4 });
@@ -49,17 +54,38 @@ function trainableIndexes(calls: readonly TrajectoryCall[]): number[] {
   return calls.flatMap((call, index) => (checkTrainable(call).trainable ? [index] : []));
 }
 
-/** Sessions an RL format must export: finished, not infra, rewarded, with a trainable call. */
-function rlExported(session: SeededSession): boolean {
-  const { status, reward, calls } = session.spec;
-  return status !== null && status !== 'infra_error' && reward !== null && reward !== undefined && trainableIndexes(calls).length > 0;
+/** Sessions the agent ran to an end but nobody graded: exported with reward null under `none` only. */
+function ungraded(session: SeededSession): boolean {
+  const { status, reward } = session.spec;
+  return (reward === null || reward === undefined) && (status === 'completed' || status === 'agent_error' || status === 'timeout');
 }
 
-function checkRlExport(sessions: readonly SeededSession[], rows: readonly ExportedRow[], builder: TrajectoryBuilderName): void {
+/** Sessions an RL format plans to export (before looking at calls): finished, not infra, rewarded (or ungraded under none). */
+function rlPlanned(session: SeededSession, advantage: AdvantageEstimator): boolean {
+  const { status, reward } = session.spec;
+  if (status === null || status === 'infra_error') return false;
+  return (reward !== null && reward !== undefined) || (advantage === 'none' && ungraded(session));
+}
+
+/** Sessions an RL format must export rows of: planned, with a trainable call. */
+function rlExported(session: SeededSession, advantage: AdvantageEstimator): boolean {
+  return rlPlanned(session, advantage) && trainableIndexes(session.spec.calls).length > 0;
+}
+
+/** The refusal the export must answer with instead of rows, or null. */
+function expectedRefusal(sessions: readonly SeededSession[], format: RowExportFormat, advantage: AdvantageEstimator): RegExp | null {
+  const planned = sessions.filter((session) => rlPlanned(session, advantage));
+  if (format === 'openrlhf' && planned.some((session) => session.spec.reward == null)) return /openrlhf records need one/;
+  if (advantage !== 'none' && planned.length === 0 && sessions.some(ungraded)) return /--advantage none/;
+  return null;
+}
+
+function checkRlExport(sessions: readonly SeededSession[], rows: readonly ExportedRow[], builder: TrajectoryBuilderName, advantage: AdvantageEstimator): void {
+  const exported = sessions.filter((session) => rlExported(session, advantage));
   const bySession = new Map<number, ExportedRow[]>();
   for (const row of rows) bySession.set(row.sessionId, [...(bySession.get(row.sessionId) ?? []), row]);
-  expect([...bySession.keys()].sort((a, b) => a - b)).toEqual(sessions.filter(rlExported).map((s) => s.sessionId));
-  for (const session of sessions.filter(rlExported)) {
+  expect([...bySession.keys()].sort((a, b) => a - b)).toEqual(exported.map((s) => s.sessionId));
+  for (const session of exported) {
     const sessionRows = bySession.get(session.sessionId)!;
     const trainable = trainableIndexes(session.spec.calls);
     // Every trainable call of the current attempt appears exactly once; nothing else does.
@@ -71,31 +97,57 @@ function checkRlExport(sessions: readonly SeededSession[], rows: readonly Export
     }
     // Default lineage weights: the session weighs one sample (its main lineage), whatever its rows.
     if (sessionRows.length > 0) expect(sessionRows.reduce((sum, row) => sum + row.lossWeight, 0)).toBeCloseTo(1, 12);
+    checkTraces(sessionRows, session);
     for (const row of sessionRows) {
       // The row's mask-1 tokens are exactly its calls' sampled tokens and logprobs, in order.
       const calls = row.callIds.map((id) => session.spec.calls[session.callIds.indexOf(id)]!);
       expect(row.trainedIds).toEqual(calls.flatMap((call) => call.tokenIds!));
       expect(row.trainedLogprobs).toEqual(calls.flatMap((call) => call.logprobs!));
       expect(row.lossWeight).toBeGreaterThanOrEqual(0);
-      expect(row.reward).toBe(session.spec.reward);
+      expect(row.reward).toBe(session.spec.reward ?? null);
+      expect(row.advantage === null).toBe(row.reward === null);
       expect(row.simulated).toBe(session.spec.simulated);
       expect(row.builder).toBe(builder);
+      expect(row.stopReason).toBe(calls.at(-1)!.finishReason);
     }
   }
 }
 
+/** Each trace's steps are 0..n-1, exactly one is the last, and it holds the trace's last call. */
+function checkTraces(rows: readonly ExportedRow[], session: SeededSession): void {
+  const traces = new Map<string, ExportedRow[]>();
+  for (const row of rows) traces.set(row.traceId, [...(traces.get(row.traceId) ?? []), row]);
+  for (const [traceId, traceRows] of traces) {
+    expect(traceId.startsWith(`${session.sessionId}:`)).toBe(true);
+    expect(traceRows.map((row) => row.stepIndex).sort((a, b) => a - b)).toEqual(traceRows.map((_, i) => i));
+    const last = traceRows.filter((row) => row.isLastStep);
+    expect(last).toHaveLength(1);
+    expect(last[0]!.stepIndex).toBe(traceRows.length - 1);
+    const position = (callId: number) => session.callIds.indexOf(callId);
+    const lastCall = Math.max(...traceRows.flatMap((row) => row.callIds.map(position)));
+    expect(last[0]!.callIds.map(position)).toContain(lastCall);
+  }
+}
+
 describe('exportRun: token fidelity of every builder and row format (JSONL read back)', () => {
-  const combos = TRAJECTORY_BUILDERS.flatMap((builder) => ROW_EXPORT_FORMATS.map((format) => [builder, format] as const));
-  it.each(combos)('%s / %s', async (builder: TrajectoryBuilderName, format: RowExportFormat) => {
+  const combos = TRAJECTORY_BUILDERS.flatMap((builder) => ROW_EXPORT_FORMATS.flatMap((format) => (['grpo', 'none'] as const).map((advantage) => [builder, format, advantage] as const)));
+  it.each(combos)('%s / %s / %s', async (builder: TrajectoryBuilderName, format: RowExportFormat, advantage: AdvantageEstimator) => {
     await fc.assert(
       fc.asyncProperty(runSpec, async (specs) => {
         store?.close();
         store = openStore(':memory:');
         const sessions = seedRun(store, 'run-p', specs);
-        const { records, summary } = await exportLines(store, { run: 'run-p', builder, format, messages: false });
+        const options = { run: 'run-p', builder, format, advantage, messages: false };
+        const refusal = expectedRefusal(sessions, format, advantage);
+        if (refusal !== null) {
+          await expect(exportLines(store, options)).rejects.toThrow(refusal);
+          await expect(exportLines(store, options)).rejects.toBeInstanceOf(MissingRewardError);
+          return;
+        }
+        const { records, summary } = await exportLines(store, options);
         const rows = records.map((record) => readExportedRow(format, record));
-        checkRlExport(sessions, rows, builder);
-        expect(summary.sessions.exported).toBe(sessions.filter(rlExported).length);
+        checkRlExport(sessions, rows, builder, advantage);
+        expect(summary.sessions.exported).toBe(sessions.filter((session) => rlExported(session, advantage)).length);
         expect(summary.sessions.exported + Object.values(summary.sessions.skipped).reduce((a, b) => a + b, 0)).toBe(sessions.length);
       }),
       RUNS,

@@ -67,13 +67,15 @@ describe('exportRun: GRPO groups through the whole export', () => {
       expect(bySession(index).map((record) => [record.advantage, record.loss_weight, record.reward])).toEqual([[expect.closeTo(loser, 9), 1, 0]]);
     }
     expect(bySession(4)).toEqual([]);
-    expect(bySession(5)).toEqual([]);
+    // The unrewarded session: skipped by every estimator but none, which exports it with reward and advantage null.
+    const ungraded = advantage === 'none';
+    expect(bySession(5).map((record) => [record.reward, record.advantage])).toEqual(ungraded ? [[null, null]] : []);
     expect(bySession(6).map((record) => [record.advantage, record.group_id])).toEqual([[0, 'run-1/b']]);
     expect(summary).toMatchObject({
-      records: 8,
-      sessions: { total: 7, exported: 5, skipped: { 'infra-error': 1, 'no-reward': 1 } },
+      records: ungraded ? 9 : 8,
+      sessions: { total: 7, exported: ungraded ? 6 : 5, skipped: ungraded ? { 'infra-error': 1 } : { 'infra-error': 1, 'no-reward': 1 } },
       groups: 2,
-      calls: { total: 12, placed: 12, notTrainable: 0, earlierAttempts: 0 },
+      calls: { total: ungraded ? 13 : 12, placed: ungraded ? 13 : 12, notTrainable: 0, earlierAttempts: 0 },
     });
   });
 });

@@ -10,8 +10,8 @@ export interface ExportedRow {
   callIds: number[];
   builder: string;
   groupId: string;
-  reward: number;
-  advantage: number;
+  reward: number | null;
+  advantage: number | null;
   lossWeight: number;
   simulated: boolean;
   /** Mask-1 token ids and their logprobs, in order. */
@@ -19,6 +19,10 @@ export interface ExportedRow {
   trainedLogprobs: number[];
   /** Mask-0 response tokens (interstitials). */
   maskedCount: number;
+  traceId: string;
+  stepIndex: number;
+  isLastStep: boolean;
+  stopReason: string | null;
 }
 
 export function parseJsonl(text: string): unknown[] {
@@ -66,7 +70,12 @@ function fromPolar(record: PolarExportRecord): ExportedRow {
     advantage: record.advantage,
     lossWeight: record.loss_weight,
     simulated: record.simulated,
+    traceId: record.trace_id,
+    stepIndex: record.step_index,
+    isLastStep: record.is_last_step,
+    stopReason: record.stop_reason,
     ...split(record.response_ids, record.loss_mask, record.logprobs, (logprob) => logprob === null),
+    ...checkVersions(record),
   };
 }
 
@@ -81,6 +90,10 @@ function fromVerl(record: VerlExportRecord): ExportedRow {
     advantage: record.advantage,
     lossWeight: record.loss_weight,
     simulated: record.extra_info.simulated,
+    traceId: record.extra_info.trace_id,
+    stepIndex: record.extra_info.step_index,
+    isLastStep: record.extra_info.is_last_step,
+    stopReason: record.extra_info.stop_reason,
     ...split(record.responses, record.response_mask, record.rollout_log_probs, (logprob) => logprob === 0),
   };
 }
@@ -98,6 +111,24 @@ function fromOpenRlhf(record: OpenRlhfExportRecord): ExportedRow {
     advantage: record.polar.advantage,
     lossWeight: record.polar.loss_weight,
     simulated: record.polar.simulated,
+    traceId: record.polar.trace_id,
+    stepIndex: record.polar.step_index,
+    isLastStep: record.polar.is_last_step,
+    stopReason: record.polar.stop_reason,
     ...split(record.observation_tokens, mask, record.rollout_log_probs, (logprob) => logprob === 0),
   };
+}
+
+/** polar rows: versions (when present) align with response_ids and loss_mask, -1 exactly where the mask is 0; call_sampling with call_ids. */
+function checkVersions(record: PolarExportRecord): object {
+  const { versions, loss_mask: mask } = record;
+  if (versions !== null) {
+    if (versions.length !== record.response_ids.length || versions.length !== mask.length) throw new Error(`misaligned: ${versions.length} versions, ${mask.length} mask`);
+    versions.forEach((version, i) => {
+      if ((version === -1) !== (mask[i] === 0)) throw new Error(`version ${version} under mask ${mask[i]} at ${i}`);
+    });
+  }
+  if (record.call_sampling.length !== record.call_ids.length) throw new Error('call_sampling does not align with call_ids');
+  if (typeof record.is_last_step !== 'boolean') throw new Error('is_last_step is not a boolean');
+  return {};
 }

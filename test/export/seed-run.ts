@@ -77,6 +77,7 @@ function toRecord(sessionId: number, call: TrajectoryCall, k: number): CallRecor
     startedAt: 1_700_000_000_000 + k,
     ttfbMs: 1,
     latencyMs: 2,
+    policyVersion: call.policyVersion ?? null,
   };
 }
 

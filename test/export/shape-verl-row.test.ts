@@ -27,7 +27,20 @@ describe('shapeVerlRow', () => {
         lineage_kind: null,
         policy_versions: [3, 4],
         simulated: false,
+        status: 'completed',
+        status_reason: 'agent_finished',
+        trace_id: '42:0',
+        step_index: 1,
+        is_last_step: true,
+        stop_reason: 'stop',
+        sampling: null,
+        timings: { agent_ms: 9000, model_ms: 800, tool_ms: 350, init_ms: 1200, eval_ms: null },
       },
     });
+  });
+
+  it('leaves reward_score null for a session never graded (verl then scores it with its reward loop)', () => {
+    const record = shapeVerlRow({ ...exportInput, reward: null, advantage: null });
+    expect([record.reward_score, record.advantage]).toEqual([null, null]);
   });
 });

@@ -22,6 +22,7 @@ describe('buildPerRequest', () => {
         responseIds: [5, 151645],
         lossMask: [1, 1],
         logprobs: [-0.5, -0.25],
+        versions: null,
         builder: 'per_request',
       },
       {
@@ -32,6 +33,7 @@ describe('buildPerRequest', () => {
         responseIds: [7, 151645],
         lossMask: [1, 1],
         logprobs: [-1, -2],
+        versions: null,
         builder: 'per_request',
       },
     ]);
@@ -45,6 +47,17 @@ describe('buildPerRequest', () => {
       promptTokens: 6,
       splits: [{ callId: 11, seq: 1, reason: { kind: 'not-trainable', status: 'context_overflow', detail: 'status' } }],
     });
+  });
+
+  it("carries each sampled token's policy version: the call's, or its per-token versions", () => {
+    const versioned: TrajectoryCall[] = [
+      { ...calls[1]!, policyVersion: 3 },
+      { ...calls[0]!, policyVersion: 3, tokenVersions: [3, 4] },
+    ];
+    expect(buildPerRequest(3, versioned).rows.map((row) => row.versions)).toEqual([
+      [3, 3],
+      [3, 4],
+    ]);
   });
 
   it('copies token arrays so later edits to the rows cannot change the captured calls', () => {

@@ -262,4 +262,38 @@ describe('buildPrefixMerging on constructed sessions', () => {
       { callId: 1, seq: 1, reason: { kind: 'not-trainable', status: 'upstream_timeout', detail: 'status' } },
     ]);
   });
+
+  it('carries per-token versions through a merged row: two versions in one row, -1 on every masked token', () => {
+    // Call 2 was paused in "keep" mode after its first token and continued under version 5.
+    const calls = [
+      { ...call(1, mainPrompt1, main1), policyVersion: 4 },
+      { ...call(2, mainPrompt2, main2), policyVersion: 4, tokenVersions: [4, 5] },
+      { ...call(3, mainPrompt3, main3), policyVersion: 5 },
+    ];
+    const [row] = buildPrefixMerging(1, calls).rows;
+    const glue = (from: number[], to: number[], sampled: number[]) => to.length - from.length - sampled.length;
+    expect(row!.versions).toEqual([
+      ...main1.map(() => 4),
+      ...Array(glue(mainPrompt1, mainPrompt2, main1)).fill(-1),
+      4,
+      5,
+      ...Array(glue(mainPrompt2, mainPrompt3, main2)).fill(-1),
+      ...main3.map(() => 5),
+    ]);
+    expect(row!.versions).toHaveLength(row!.responseIds.length);
+    row!.lossMask.forEach((bit, i) => expect(row!.versions![i]! === -1).toBe(bit === 0));
+  });
+
+  it('gives a row no versions when one of its calls recorded none', () => {
+    const calls = [{ ...call(1, mainPrompt1, main1), policyVersion: 4 }, call(2, mainPrompt2, main2)];
+    expect(buildPrefixMerging(1, calls).rows[0]!.versions).toBeNull();
+  });
+
+  it('never trains on a call whose per-token versions do not cover its sampled tokens', () => {
+    const calls = [{ ...call(1, mainPrompt1, main1), tokenVersions: [1, 1] }, { ...call(2, subPrompt1, sub1), tokenVersions: [0, -1] }];
+    expect(buildPrefixMerging(1, calls).diagnostics.splits.map((split) => split.reason)).toEqual([
+      { kind: 'not-trainable', status: 'ok', detail: 'version-count-mismatch' },
+      { kind: 'not-trainable', status: 'ok', detail: 'invalid-version' },
+    ]);
+  });
 });

@@ -47,6 +47,16 @@ function checkRowAgainstPrompts(row: TrajectoryRow, byId: Map<number, Trajectory
     expect(row.responseIds.slice(offset, offset + call.tokenIds!.length)).toEqual(call.tokenIds);
     expect(row.logprobs.slice(offset, offset + call.tokenIds!.length)).toEqual(call.logprobs);
     expect(row.lossMask.slice(offset, offset + call.tokenIds!.length).every((bit) => bit === 1)).toBe(true);
+    const versions = call.tokenVersions ?? (call.policyVersion == null ? null : call.tokenIds!.map(() => call.policyVersion!));
+    if (row.versions !== null) expect(row.versions.slice(offset, offset + call.tokenIds!.length)).toEqual(versions);
+  }
+  // Versions: one per response token, -1 exactly where the mask is 0; none when a call of the row has none.
+  const allVersioned = row.callIds.every((callId) => byId.get(callId)!.policyVersion != null || byId.get(callId)!.tokenVersions != null);
+  expect(row.versions !== null).toBe(allVersioned);
+  if (row.versions !== null) {
+    expect(row.versions.length).toBe(row.responseIds.length);
+    expect(row.versions.length).toBe(row.lossMask.length);
+    row.lossMask.forEach((bit, i) => expect(row.versions![i] === -1).toBe(bit === 0));
   }
 }
 

@@ -14,7 +14,9 @@ const token = fc.oneof(
 
 type OpKind = 'continue' | 'new-agent' | 'compact' | 'mismatch' | 'retry' | 'broken';
 type Finish = 'eos' | 'length' | 'stop-string';
-type Defect = 'status' | 'no-prompt' | 'no-ids' | 'no-logprobs' | 'count-mismatch' | 'empty';
+type Defect = 'status' | 'no-prompt' | 'no-ids' | 'no-logprobs' | 'count-mismatch' | 'empty' | 'version-count';
+/** How the call recorded its policy version: none (an old store), one for the call, or per token (a change mid-call). */
+type VersionMode = 'none' | 'call' | 'tokens';
 
 interface Op {
   kind: OpKind;
@@ -26,6 +28,8 @@ interface Op {
   replacement: number;
   defect: Defect;
   status: CallStatus;
+  version: number;
+  versionMode: VersionMode;
 }
 
 const op: fc.Arbitrary<Op> = fc.record({
@@ -47,8 +51,14 @@ const op: fc.Arbitrary<Op> = fc.record({
   ),
   position: fc.nat({ max: 1000 }),
   replacement: token,
-  defect: fc.constantFrom<Defect>('status', 'no-prompt', 'no-ids', 'no-logprobs', 'count-mismatch', 'empty'),
+  defect: fc.constantFrom<Defect>('status', 'no-prompt', 'no-ids', 'no-logprobs', 'count-mismatch', 'empty', 'version-count'),
   status: fc.constantFrom<CallStatus>('upstream_error', 'client_aborted', 'token_mismatch', 'no_token_ids'),
+  version: fc.nat({ max: 3 }),
+  versionMode: fc.oneof(
+    { weight: 6, arbitrary: fc.constant<VersionMode>('call') },
+    { weight: 2, arbitrary: fc.constant<VersionMode>('tokens') },
+    { weight: 1, arbitrary: fc.constant<VersionMode>('none') },
+  ),
 });
 
 interface Agent {
@@ -107,6 +117,22 @@ function breakCall(call: TrajectoryCall, o: Op): TrajectoryCall {
       return { ...call, logprobs: call.logprobs!.slice(1) };
     case 'empty':
       return { ...call, tokenIds: [], logprobs: [] };
+    case 'version-count':
+      return { ...call, policyVersion: o.version, tokenVersions: [...call.tokenIds!, 0].map(() => o.version) };
+  }
+}
+
+/** The call's version fields: none, one for the call, or per token with a step up after `position`. */
+function versionsOf(o: Op, tokenCount: number): Pick<TrajectoryCall, 'policyVersion' | 'tokenVersions'> {
+  switch (o.versionMode) {
+    case 'none':
+      return {};
+    case 'call':
+      return { policyVersion: o.version };
+    case 'tokens': {
+      const cut = o.position % (tokenCount + 1);
+      return { policyVersion: o.version, tokenVersions: Array.from({ length: tokenCount }, (_, i) => (i < cut ? o.version : o.version + 1)) };
+    }
   }
 }
 
@@ -127,6 +153,7 @@ export function interpretSession(ops: readonly Op[]): TrajectoryCall[] {
       logprobs: tokenIds.map((_, i) => logprobFor(id, i)),
       finishReason,
       response: null,
+      ...versionsOf(o, tokenIds.length),
     };
     if (o.kind === 'broken') return breakCall(call, o);
     if (isNew) {

@@ -13,8 +13,8 @@ import {
 const E = 151645;
 const base = { status: 'ok', finishReason: 'stop', response: null } as const;
 const calls: TrajectoryCall[] = [
-  { ...base, id: 1, seq: 0, promptTokenIds: [1, 2], tokenIds: [3, E], logprobs: [-0.1, -0.2] },
-  { ...base, id: 2, seq: 1, promptTokenIds: [1, 2, 3, E, 198, 4], tokenIds: [5, E], logprobs: [-0.3, -0.4] },
+  { ...base, id: 1, seq: 0, promptTokenIds: [1, 2], tokenIds: [3, E], logprobs: [-0.1, -0.2], policyVersion: 1 },
+  { ...base, id: 2, seq: 1, promptTokenIds: [1, 2, 3, E, 198, 4], tokenIds: [5, E], logprobs: [-0.3, -0.4], policyVersion: 1, tokenVersions: [1, 2] },
   { ...base, id: 3, seq: 2, status: 'upstream_error', promptTokenIds: null, tokenIds: null, logprobs: null },
 ];
 
@@ -30,6 +30,11 @@ const tamperings: [string, (build: TrajectoryBuild) => void, FidelityViolationKi
   ['a duplicated placement', (b) => void b.turns.push({ ...b.turns[0]! }), 'call-duplicated'],
   ['an untrainable call placed', (b) => void b.turns.push({ callId: 3, rowIndex: 0, responseOffset: 0, length: 2 }), 'untrainable-placed'],
   ['callIds out of order', (b) => void b.rows[0]!.callIds.reverse(), 'row-calls-mismatch'],
+  ['a truncated versions array', (b) => void b.rows[0]!.versions!.pop(), 'row-shape'],
+  ['a version under mask 0', (b) => void (b.rows[0]!.versions![2] = 1), 'row-shape'],
+  ['-1 on a sampled token', (b) => void (b.rows[0]!.versions![0] = -1), 'row-shape'],
+  ['a changed version of a sampled token', (b) => void (b.rows[0]!.versions![5] = 1), 'version-mismatch'],
+  ['versions dropped though every call has them', (b) => void (b.rows[0]!.versions = null), 'version-mismatch'],
   ['an interstitial token marked trained', (b) => void ((b.rows[0]!.lossMask[2] = 1), (b.rows[0]!.logprobs[2] = -1)), 'row-calls-mismatch'],
 ];
 
