@@ -3,7 +3,7 @@
 import type { RolloutEngine } from '../rollout/rollout-engine.js';
 import type { BatchGroupRow, BatchRow } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
-import { exportGroups } from './export-groups.js';
+import { prepareCallbackGroup, writeGroups } from './export-groups.js';
 
 export interface CallbackOptions {
   /** Attempts per group (default 5). */
@@ -19,7 +19,7 @@ export interface CallbackBody {
   batch_id: string;
   group_seq: number;
   instance_id: string;
-  /** Export rows of the group (`polar` format, prefix_merging builder). */
+  /** Export rows of the group (`polar` format, prefix_merging builder; advantage none when it was never graded). */
   rows: unknown[];
 }
 
@@ -59,7 +59,7 @@ export class CallbackDeliverer {
 
   private async send(batch: BatchRow, group: BatchGroupRow): Promise<void> {
     const rows: unknown[] = [];
-    await exportGroups(this.store, batch, [group], {}, (line) => {
+    await writeGroups(this.store, prepareCallbackGroup(this.store, batch, group), (line) => {
       rows.push(JSON.parse(line));
     });
     const body: CallbackBody = { batch_id: batch.id, group_seq: group.seq, instance_id: group.instanceId, rows };

@@ -111,14 +111,15 @@ export const OPENAPI_DOCUMENT = {
     '/v1/rollouts/{id}/results': {
       get: {
         summary: 'Export rows of completed groups (JSONL), after a cursor',
-        description: 'A group is delivered once all its samples ended. Headers: Polar-Next-Cursor (pass it as cursor next time), Polar-Groups, Polar-Batch-Status.',
+        description:
+          'A group is delivered once all its samples ended. Headers: Polar-Next-Cursor (pass it as cursor next time), Polar-Groups, Polar-Batch-Status. Rows are `polar export jsonl` records (schema polar-trajectory-v2; fields in the README, polar format). Sessions never graded (a batch with evaluate: false) come only with advantage=none, as reward: null and advantage: null; another estimator over them, or format=openrlhf, is refused with 400 invalid_request before any row.',
         parameters: [
           idParameter,
           { name: 'cursor', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
           { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'At most this many groups.' },
           { name: 'format', in: 'query', schema: { enum: ['polar', 'verl', 'openrlhf', 'sft', 'swebench-predictions'], default: 'polar' } },
           { name: 'builder', in: 'query', schema: { enum: ['prefix_merging', 'per_request'], default: 'prefix_merging' } },
-          { name: 'advantage', in: 'query', schema: { enum: ['grpo', 'mean', 'loo', 'none'], default: 'grpo' } },
+          { name: 'advantage', in: 'query', schema: { enum: ['grpo', 'mean', 'loo', 'none'], default: 'grpo' }, description: 'none: advantage 0 for rewarded sessions, and sessions never graded are included with reward and advantage null.' },
           { name: 'std', in: 'query', schema: { enum: ['population', 'sample'] } },
           { name: 'messages', in: 'query', schema: { enum: ['true', 'false'] } },
           { name: 'min_reward', in: 'query', schema: { type: 'number' } },

@@ -7,7 +7,7 @@ import type { EngineEvent, RolloutEngine } from '../rollout/rollout-engine.js';
 import type { BatchRow } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
 import { describeBatch } from './describe-batch.js';
-import { exportGroups, selectGroups } from './export-groups.js';
+import { prepareGroups, selectGroups, writeGroups } from './export-groups.js';
 import { OPENAPI_DOCUMENT } from './openapi-document.js';
 import { parseBatchBody } from './parse-batch-body.js';
 import { parseResultsQuery } from './results-query.js';
@@ -72,12 +72,14 @@ export function createServeApp(options: ServeAppOptions): Hono {
     const batch = batchOf(store, c.req.param('id'));
     const query = parseResultsQuery(c.req.query());
     const { groups, nextCursor } = selectGroups(store, batch, query.cursor, query.limit);
+    // Refusals (no reward for the asked estimator, a format that needs one) answer 400 before any row.
+    const prepared = prepareGroups(store, batch, groups, query.export);
     c.header('Content-Type', 'application/x-ndjson');
     c.header('Polar-Next-Cursor', String(nextCursor));
     c.header('Polar-Groups', String(groups.length));
     c.header('Polar-Batch-Status', batch.status);
     return stream(c, async (out) => {
-      await exportGroups(store, batch, groups, query.export, (line) => out.write(line).then(() => undefined));
+      await writeGroups(store, prepared, (line) => out.write(line).then(() => undefined));
     });
   });
   app.get('/v1/events', (c) =>

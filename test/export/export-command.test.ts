@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { registerExportCommand } from '../../src/cli/commands/export.js';
-import { NotFoundError } from '../../src/errors.js';
+import { MissingRewardError, NotFoundError } from '../../src/errors.js';
 import { openStore } from '../../src/store/open-store.js';
 import { useTempDirs } from '../store/temp-dir.js';
 import { constructedSession } from './constructed-session.js';
@@ -68,6 +68,7 @@ describe('polar export jsonl', () => {
     expect(stdout).toContain('exported 4 record(s)');
     expect(stdout).toContain('from 1/2 session(s) of run run-1');
     expect(stdout).toContain('skipped 1 no-reward');
+    expect(stdout).toContain('1 session(s) never graded: export them with --advantage none');
     expect(stdout).toContain('1 simulated session(s)');
     expect(stderr).toBe('');
     expect(outputFiles(dir)).toEqual(['rows.jsonl']);
@@ -90,6 +91,27 @@ describe('polar export jsonl', () => {
     const { dir, db } = seededDb();
     await expect(runCli(['--run', 'missing', '--db', db, '-o', path.join(dir, 'rows.jsonl')])).rejects.toThrow(NotFoundError);
     expect(outputFiles(dir)).toEqual([]);
+  });
+
+  it('refuses grpo over a run none of whose sessions was graded, naming --advantage none, and exports it with none', async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'polar.db');
+    const store = openStore(db);
+    seedRun(store, 'no-eval', [
+      { instanceId: 'a', status: 'completed', reward: null, calls: constructedSession },
+      { instanceId: 'a', status: 'agent_error', reward: null, calls: constructedSession.slice(0, 2) },
+    ]);
+    store.close();
+    const out = path.join(dir, 'rows.jsonl');
+    await expect(runCli(['--run', 'no-eval', '--db', db, '-o', out])).rejects.toThrow(/never graded.*--advantage none exports them with reward null/);
+    await expect(runCli(['--run', 'no-eval', '--db', db, '-o', out])).rejects.toBeInstanceOf(MissingRewardError);
+    expect(outputFiles(dir)).toEqual([]);
+    await expect(runCli(['--run', 'no-eval', '--db', db, '-o', out, '--advantage', 'none', '--format', 'openrlhf'])).rejects.toThrow(/openrlhf records need one/);
+    const { stdout } = await runCli(['--run', 'no-eval', '--db', db, '-o', out, '--advantage', 'none']);
+    expect(stdout).toContain('from 2/2 session(s)');
+    const records = parseJsonl(readFileSync(out, 'utf8')) as { reward: number | null; advantage: number | null; status: string }[];
+    expect(records.map((record) => [record.reward, record.advantage])).toEqual(records.map(() => [null, null]));
+    expect(new Set(records.map((record) => record.status))).toEqual(new Set(['completed', 'agent_error']));
   });
 
   it.each([

@@ -1,7 +1,7 @@
 // Writes a run with tasks, sessions and captured calls (from TrajectoryCall specs) into a store, for export tests.
 import type { CallRecord } from '../../src/capture/call-record.js';
 import type { Store } from '../../src/store/open-store.js';
-import type { SessionStatus } from '../../src/store/run-repository.js';
+import type { SessionReason, SessionStatus } from '../../src/store/run-repository.js';
 import type { TrajectoryCall } from '../../src/trajectory/trajectory-call.js';
 
 export interface SeedSession {
@@ -9,6 +9,12 @@ export interface SeedSession {
   sampleIndex?: number;
   /** null: still running (no terminal status). */
   status: SessionStatus | null;
+  /** The typed reason stored with the status. */
+  reason?: SessionReason;
+  /** Phase timings in ms (create, prepare, agent, evaluate, ...). */
+  timings?: Record<string, number>;
+  /** Per call (same index as `calls`): fields of its CallRecord to replace (startedAt, latencyMs, sentSampling, ...). */
+  callRecords?: readonly Partial<CallRecord>[];
   reward?: number | null;
   simulated?: boolean;
   patch?: string | null;
@@ -99,9 +105,10 @@ export function seedRun(store: Store, name: string, sessions: readonly SeedSessi
       spec.earlierAttempt.forEach((call, k) => store.calls.insert(toRecord(session.id, call, k)));
       store.runs.resetSession(session.id);
     }
-    const callIds = spec.calls.map((call, k) => store.calls.insert(toRecord(session.id, call, k)));
+    const callIds = spec.calls.map((call, k) => store.calls.insert({ ...toRecord(session.id, call, k), ...spec.callRecords?.[k] }));
+    if (spec.timings !== undefined) store.runs.addTimings(session.id, spec.timings);
     if (spec.status !== null) {
-      store.runs.finishSession(session.id, { status: spec.status, patch: spec.patch ?? null });
+      store.runs.finishSession(session.id, { status: spec.status, reason: spec.reason ?? null, patch: spec.patch ?? null });
       if (spec.reward !== undefined) store.runs.setReward(session.id, spec.reward, null);
     }
     return { sessionId: session.id, callIds, spec };

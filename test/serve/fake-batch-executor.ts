@@ -1,6 +1,7 @@
 // A Docker-free BatchExecutor for the serve contract tests: it creates the batch's run like runRollout
 // (tasks x samples sessions), then "runs" each session: waits for the test's gate, captures one ok call,
-// finishes it completed with a reward. Resumes like resumeRollout: finished sessions are never run again.
+// finishes it completed with a reward (none when the batch says evaluate: false). Resumes like resumeRollout:
+// finished sessions are never run again.
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { parseSwebenchRecord } from '../../src/eval/swebench/parse-swebench-record.js';
@@ -44,10 +45,13 @@ export function createFakeExecutor(store: Store): FakeExecutor {
       await Promise.race([fake.gate.wait(), new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }))]);
       if (context.signal.aborted) break;
       fake.runs.set(session.id, (fake.runs.get(session.id) ?? 0) + 1);
-      store.calls.insert(okCallRecord({ sessionId: session.id, prompt: [1, 2, 3], sampled: [4, 5, 151645], logprobs: [-0.1, -0.2, -0.3], messages: [{ role: 'user', content: 'Fix it.' }] }));
+      store.calls.insert(okCallRecord({ sessionId: session.id, prompt: [1, 2, 3], sampled: [4, 5, 151645], logprobs: [-0.1, -0.2, -0.3], messages: [{ role: 'user', content: 'Fix it.' }] }, { policyVersion: 0 }));
+      store.runs.addTimings(session.id, { create: 30, prepare: 20, agent: 400 });
       store.runs.finishSession(session.id, { status: 'completed', reason: 'agent_finished', patch: 'diff' });
-      store.runs.setReward(session.id, session.sampleIndex % 2, null);
-      context.emit({ type: 'session-end', sessionId: session.id, instanceId: session.instanceId, sampleIndex: session.sampleIndex, status: 'completed', reason: 'agent_finished', detail: null, patchBytes: 4, calls: 1, timings: {}, reward: session.sampleIndex % 2 });
+      // Like run-job: a batch with evaluate false is never graded (no reward, no evaluate timing).
+      const reward = options.evaluate === false ? null : session.sampleIndex % 2;
+      if (reward !== null) store.runs.setReward(session.id, reward, null);
+      context.emit({ type: 'session-end', sessionId: session.id, instanceId: session.instanceId, sampleIndex: session.sampleIndex, status: 'completed', reason: 'agent_finished', detail: null, patchBytes: 4, calls: 1, timings: {}, reward });
     }
     const unfinished = store.runs.sessions(run.id).some((session) => session.stage !== 'done');
     store.runs.finish(run.id, unfinished ? 'interrupted' : 'finished');

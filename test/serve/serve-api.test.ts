@@ -195,6 +195,56 @@ describe('polar serve HTTP API', () => {
     expect(missing.json.error.type).toBe('not_found');
   });
 
+  it('completes the groups of a batch run with evaluate:false and serves them with advantage=none (reward null); grpo is refused', async () => {
+    const received: any[] = [];
+    const server = http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => (body += chunk));
+      request.on('end', () => {
+        received.push(JSON.parse(body));
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const h = await start();
+    const callbackUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/groups`;
+    const { json } = await h.call('POST', '/v1/rollouts', { ...submitBody(), evaluate: false, callback_url: callbackUrl });
+    const done = await until(async () => {
+      const got = await h.call('GET', `/v1/rollouts/${json.id}`);
+      return got.json.status === 'finished' ? got.json : undefined;
+    });
+    expect(done.groups).toEqual({ total: 2, completed: 2 });
+
+    const refused = await h.call('GET', `/v1/rollouts/${json.id}/results`);
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.type).toBe('invalid_request');
+    expect(refused.json.error.message).toMatch(/never graded.*--advantage none/);
+    expect(refused.json.error.hint).toMatch(/advantage=none/);
+
+    const served = await h.call('GET', `/v1/rollouts/${json.id}/results?advantage=none&builder=per_request`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('polar-groups')).toBe('2');
+    const rows = served.text.trim().split('\n').map((line) => JSON.parse(line));
+    expect(rows).toHaveLength(4);
+    for (const row of rows) {
+      expect(row).toMatchObject({ schema_version: 'polar-trajectory-v2', reward: null, advantage: null, status: 'completed', status_reason: 'agent_finished', stop_reason: 'tool_calls', step_index: 0, is_last_step: true });
+      expect(row.trace_id).toBe(`${row.session_id}:0`);
+      expect(row.timings).toEqual({ agent_ms: 400, model_ms: 100, tool_ms: 0, init_ms: 50, eval_ms: null });
+      expect(row.versions).toEqual([0, 0, 0]);
+      expect(row.versions).toHaveLength(row.response_ids.length);
+    }
+    // verl takes a reward-less row (its reward loop scores it); openrlhf needs a reward and says so.
+    const verl = await h.call('GET', `/v1/rollouts/${json.id}/results?advantage=none&format=verl`);
+    expect(verl.text.trim().split('\n').map((line) => JSON.parse(line).reward_score)).toEqual([null, null, null, null]);
+    const openrlhf = await h.call('GET', `/v1/rollouts/${json.id}/results?advantage=none&format=openrlhf`);
+    expect(openrlhf.status).toBe(400);
+    expect(openrlhf.json.error.message).toMatch(/openrlhf records need one/);
+    // Callbacks of a group never graded carry its rows as advantage=none would.
+    await until(() => received.length === 2);
+    expect(received.flatMap((body) => body.rows).map((row) => [row.reward, row.advantage])).toEqual(Array(4).fill([null, null]));
+  });
+
   it('cancels a batch: queued sessions dropped, the running one stopped', async () => {
     const h = await start({ hold: true });
     const { json } = await h.call('POST', '/v1/rollouts', submitBody());

@@ -9,7 +9,6 @@ import { openStore } from '../../store/open-store.js';
 import { printError, printLine } from '../output.js';
 import type { ExportFlags } from './export.js';
 
-
 export async function exportJsonlAction(flags: ExportFlags): Promise<void> {
   const options: ExportRunOptions = {
     run: flags.run,
@@ -65,6 +64,8 @@ function describeSummary(summary: ExportSummary, target: string): string {
     skipped.length > 0 ? `skipped ${skipped.join(', ')}` : 'none skipped',
   ];
   if (summary.sessions.simulated > 0) parts.push(`${summary.sessions.simulated} simulated session(s) (records say simulated: true)`);
+  const ungraded = summary.sessions.skipped['no-reward'] ?? 0;
+  if (ungraded > 0 && summary.format !== 'sft') parts.push(`${ungraded} session(s) never graded: export them with --advantage none (reward null), or grade the run with polar eval swebench --run ${summary.run}`);
   return parts.join('; ');
 }
 

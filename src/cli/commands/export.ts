@@ -31,7 +31,7 @@ export function registerExportCommand(program: Command): void {
     .requiredOption('--run <run>', 'run name or id (see polar runs list)')
     .addOption(new Option('--builder <name>', 'how calls become rows').choices(TRAJECTORY_BUILDERS).default('prefix_merging'))
     .addOption(new Option('--format <name>', 'record shape').choices(EXPORT_FORMATS).default('polar'))
-    .addOption(new Option('--advantage <name>', 'group advantage estimator').choices(ADVANTAGE_ESTIMATORS).default('grpo'))
+    .addOption(new Option('--advantage <name>', 'group advantage estimator (none: advantage 0, and sessions never graded are exported with reward and advantage null)').choices(ADVANTAGE_ESTIMATORS).default('grpo'))
     .addOption(new Option('--std <kind>', 'std that grpo divides by (sample = verl/OpenRLHF)').choices(['population', 'sample']).default('population'))
     .requiredOption('-o, --output <file>', 'output file, or - for stdout')
     .option('--db <file>', 'SQLite database (default: $POLAR_DB or ./polar.db)')
