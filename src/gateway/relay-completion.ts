@@ -43,7 +43,7 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
     // A long prompt's ids are left as JSON text for the commit worker to parse, unless a token-in lineage
     // needs them here once the call is committed.
     const split = context.afterCommit === undefined ? splitPromptIds<ChatCompletionWire>(text) : undefined;
-    const completion = split === undefined ? (JSON.parse(text) as ChatCompletionWire) : split.value;
+    const completion = context.engine.readChatCompletion(split === undefined ? JSON.parse(text) : split.value);
     if (typeof completion?.model === 'string') context.responseModel = completion.model;
     decoded = decodeChatCompletion(completion);
     if (split !== undefined) decoded.capture.promptTokenIdsJson = split.promptIds;
@@ -55,7 +55,7 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
   }
   const verdict = checkTokenCapture(decoded.capture);
   if (verdict.status === 'no_token_ids') {
-    const message = verdict.error ?? 'no token ids';
+    const message = context.engine.noTokenIdsMessage;
     await commitCall(context, {
       status: verdict.status,
       error: message,
