@@ -42,6 +42,28 @@ export function countAssistantTurns(request: SimChatRequest): number {
   return request.messages.filter((m) => m.role === 'assistant').length;
 }
 
+/**
+ * Assistant turns the model actually took: the assistant messages of the request, less the scripted ones
+ * a harness writes into its opening. Qwen Code opens every conversation with user (context), assistant
+ * ("Got it. Thanks for the context!"), user (the prompt): an assistant message without tool calls, answered
+ * by a user message, before the model made any tool call. (A model's own text-only turn in that position
+ * ends a non-interactive harness's session, so nothing follows it. Reasoning is no sign either way: a
+ * prompt read back from token ids shows the opening's text as reasoning.)
+ */
+export function countModelTurns(request: SimChatRequest): number {
+  const { messages } = request;
+  let turns = 0;
+  let calledTools = false;
+  messages.forEach((message, i) => {
+    if (message.role !== 'assistant') return;
+    const hasCalls = (message.tool_calls ?? []).length > 0;
+    const synthetic = !calledTools && !hasCalls && messages[i + 1]?.role === 'user';
+    if (hasCalls) calledTools = true;
+    if (!synthetic) turns++;
+  });
+  return turns;
+}
+
 /** A user message that is not only tool results (Qwen's template calls its index last_query_index). */
 function isRealUserQuery(message: SimChatRequest['messages'][number]): boolean {
   if (message.role !== 'user') return false;
