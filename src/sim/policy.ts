@@ -43,12 +43,24 @@ export function countAssistantTurns(request: SimChatRequest): number {
 }
 
 /**
- * Assistant turns the model actually took: the assistant messages of the request, less the scripted ones
- * a harness writes into its opening. Qwen Code opens every conversation with user (context), assistant
- * ("Got it. Thanks for the context!"), user (the prompt): an assistant message without tool calls, answered
- * by a user message, before the model made any tool call. (A model's own text-only turn in that position
- * ends a non-interactive harness's session, so nothing follows it. Reasoning is no sign either way: a
- * prompt read back from token ids shows the opening's text as reasoning.)
+ * The acknowledgement gemini-cli and its fork Qwen Code write as the first assistant turn of every
+ * conversation, after the user turn that carries the environment context (Qwen Code 0.15.10: system, user
+ * context, assistant "Got it. Thanks for the context!", user prompt; reference/harness-lab.md §3).
+ */
+export const HARNESS_OPENING_ACKS: readonly string[] = ['Got it. Thanks for the context!'];
+
+/** The text of a message's content (text parts joined), or its reasoning when it has no content. */
+function messageText(message: SimChatRequest['messages'][number]): string {
+  const content = typeof message.content === 'string' ? message.content : (message.content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
+  return content !== '' ? content : (message.reasoning ?? message.reasoning_content ?? '');
+}
+
+/**
+ * Assistant turns the model actually took: the assistant messages of the request, less the harness's own
+ * opening acknowledgement (HARNESS_OPENING_ACKS: before any tool call, without tool calls, answered by a
+ * user message). Counting every assistant message made a one-turn script's tool call never happen on Qwen
+ * Code. The text is matched because a model's own text turn answered by a user follow-up looks the same.
+ * Read back from token ids (token-in), the acknowledgement comes as reasoning: both fields are read.
  */
 export function countModelTurns(request: SimChatRequest): number {
   const { messages } = request;
@@ -57,9 +69,9 @@ export function countModelTurns(request: SimChatRequest): number {
   messages.forEach((message, i) => {
     if (message.role !== 'assistant') return;
     const hasCalls = (message.tool_calls ?? []).length > 0;
-    const synthetic = !calledTools && !hasCalls && messages[i + 1]?.role === 'user';
+    const opening = !calledTools && !hasCalls && messages[i + 1]?.role === 'user' && HARNESS_OPENING_ACKS.includes(messageText(message).trim());
     if (hasCalls) calledTools = true;
-    if (!synthetic) turns++;
+    if (!opening) turns++;
   });
   return turns;
 }

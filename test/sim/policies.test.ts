@@ -117,4 +117,11 @@ describe('step helpers', () => {
     expect(countAssistantTurns(request)).toBe(3);
     expect(assistantTurnsSinceLastQuery(request)).toBe(1);
   });
+
+  it('count the model\'s turns: its own text turn answered by a user follow-up counts, a harness\'s opening acknowledgement does not', () => {
+    const chat: SimChatRequest = { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello!' }, { role: 'user', content: 'Fix it.' }] };
+    expect(countModelTurns(chat)).toBe(1);
+    const opening: SimChatRequest = { messages: [{ role: 'user', content: 'context' }, { role: 'assistant', content: 'Got it. Thanks for the context!' }, { role: 'user', content: 'Fix it.' }] };
+    expect(countModelTurns(opening)).toBe(0);
+  });
 });
