@@ -65,6 +65,7 @@ describe('polar doctor against SGLang', () => {
     const forced = await runInProcess(['doctor', '--upstream', 'sim:noop', '--engine', 'sglang']);
     expect(forced.exitCode).not.toBe(0);
     expect(forced.stdout).toMatch(/^version\s+ok\s+no \/get_server_info/m);
+    expect(forced.stdout).toMatch(/^engine\s+warn\s+--engine sglang, but the server answers \/version like vLLM$/m);
     const bad = await runInProcess(['doctor', '--upstream', 'sim:noop', '--engine', 'tgi']);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('--engine must be one of vllm, sglang, not "tgi"');

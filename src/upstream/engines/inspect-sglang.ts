@@ -65,7 +65,12 @@ export async function inspectSglang(options: PreflightOptions): Promise<Upstream
     return run.unreachable(error);
   }
   const choice = completion.choices[0];
-  if (server === undefined && (choice?.message.tool_calls ?? []).length > 0) profile.toolCalling = true;
+  if (server === undefined) {
+    // No server info (a proxy in front of SGLang): only a parsed tool call in the probe answer proves the parser.
+    profile.toolCalling = (choice?.message.tool_calls ?? []).length > 0;
+    if (profile.toolCalling) pass('tool-calling', 'the probe answer carries a parsed tool call');
+    else fail('tool-calling', 'cannot tell whether the server parses tool calls (no /get_server_info, and the probe made no call)', `If harness tool calls come back as text, ${SGLANG_TOOL_PARSER_ADVICE}.`, EXIT_CODES.config, true);
+  }
   const chatPromptIds = Array.isArray(completion.prompt_token_ids) && completion.prompt_token_ids.length > 0 ? completion.prompt_token_ids : null;
   const sampledIds = Array.isArray(choice?.token_ids) ? choice.token_ids : null;
   profile.chatTokenIds = chatPromptIds !== null && sampledIds !== null;
