@@ -67,6 +67,17 @@ describe('the gateway in front of SGLang', () => {
     expect(upstream.messages.find((message) => message.role === 'assistant')).not.toHaveProperty('reasoning');
   });
 
+  it('a long prompt: its per-choice ids are left unparsed for the commit worker and stored exactly', async () => {
+    const s = await stack();
+    const client = new OpenAI({ baseURL: `${s.url}/v1`, apiKey: s.key, maxRetries: 0 });
+    const long = Array.from({ length: 3000 }, (_, i) => `word${i}`).join(' ');
+    await client.chat.completions.create({ model: 'polar-sim-qwen3', messages: [{ role: 'user', content: long }] });
+    const [call] = s.store.calls.listBySession(s.sessionId);
+    expect(call).toMatchObject({ status: 'ok', engine: 'sglang' });
+    expect(call!.capture.promptTokenIds!.length).toBe(call!.capture.promptTokens);
+    expect(JSON.stringify(call!.capture.promptTokenIds).length).toBeGreaterThan(4096);
+  });
+
   it('an SGLang release without chat ids: every call refused (no_token_ids, 502) with the SGLang advice', async () => {
     const s = await startGatewayStack({ policy, sim: { engine: 'sglang', returnTokenIds: false }, gateway: { engine: 'sglang' } });
     stacks.push(s);

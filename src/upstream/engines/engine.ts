@@ -6,6 +6,7 @@
 import type { ParseOptions } from '../../model-format/format-types.js';
 import type { PreflightOptions } from '../preflight/preflight-options.js';
 import type { UpstreamProfile } from '../preflight/upstream-profile.js';
+import type { PromptIdsPlace } from '../split-prompt-ids.js';
 import type { UpstreamClient, UpstreamResponse } from '../upstream-client.js';
 import type { ChatCompletionRequestWire, ChatCompletionWire } from '../vllm-api-types.js';
 import type { EngineName } from './engine-name.js';
@@ -34,6 +35,8 @@ export interface EngineAdapter {
    * answer relayed as a stream, as with --non-streaming-upstream.
    */
   readonly streamsChatTokenIds: boolean;
+  /** Where a non-streaming chat answer holds the prompt ids (split off unparsed for the store's commit worker). */
+  readonly promptIdsPlace: PromptIdsPlace;
   /** The refusal of an answer without token ids: what is wrong and how to fix it for this family. */
   readonly noTokenIdsMessage: string;
   /**

@@ -13,6 +13,7 @@ export const SGLANG_ENGINE: EngineAdapter = {
   name: 'sglang',
   label: 'SGLang',
   streamsChatTokenIds: false,
+  promptIdsPlace: 'first-choice',
   noTokenIdsMessage:
     'The upstream (SGLang) returned no token ids (choices[0].prompt_token_ids / token_ids), so this call cannot be ' +
     'training data and polar will not re-tokenize text to fill the gap. Fix: serve with an SGLang release after ' +

@@ -9,6 +9,7 @@ export const VLLM_ENGINE: EngineAdapter = {
   name: 'vllm',
   label: 'vLLM',
   streamsChatTokenIds: true,
+  promptIdsPlace: 'top',
   noTokenIdsMessage: NO_TOKEN_IDS_MESSAGE,
   // vLLM's answer is already the shape the relays decode (vllm-api-types.ts).
   readChatCompletion: (body) => body as ChatCompletionWire,
