@@ -1,5 +1,6 @@
 // What the gateway captures for one model call, handed to a CallRecorder (the store implements it).
 import type { CanonicalResponse, Protocol } from '../providers/canonical.js';
+import type { EngineName } from '../upstream/engines/engine-name.js';
 import type { SecurityEvent } from './security-event.js';
 
 /**
@@ -142,6 +143,8 @@ export interface CallRecord {
   policyVersion?: number | null;
   /** Base URL of the upstream replica the call was sent to (null: nothing was sent). */
   upstreamReplica?: string | null;
+  /** The server family the call was sent to (`vllm`, `sglang`; null: nothing was sent). With `mode` it names the route: chat, /v1/completions or /generate. */
+  engine?: EngineName | null;
 }
 
 /** How a call reached the model. */

@@ -28,5 +28,8 @@ export function resolveUpstreamSpecs(upstreams: readonly string[] | undefined, f
 }
 
 export const UPSTREAM_FLAG_HELP =
-  'vLLM OpenAI base URL (e.g. http://127.0.0.1:8000/v1) or sim:<policy>[?option=value&…]; repeat it for several replicas of the same model';
+  'vLLM or SGLang OpenAI base URL (e.g. http://127.0.0.1:8000/v1) or sim:<policy>[?option=value&…]; repeat it for several replicas of the same model';
+export const ENGINE_FLAG_HELP = 'the upstream\'s family: vllm | sglang (default: detected from the server, vLLM /version vs SGLang /get_model_info)';
+export const TOKEN_IN_FLAG_HELP =
+  'send calls that continue a lineage as its exact tokens plus the new tail (/tokenize, then vLLM /v1/completions or SGLang /generate); others go the chat way, with the reason recorded';
 export const UPSTREAMS_FILE_HELP = 'file with one upstream replica URL a line (added to --upstream)';

@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { CallMode, CallRecord, CallRecorder, CallSamplingValues, CallStatus, SessionRef, TokenCapture } from '../capture/call-record.js';
 import type { CanonicalRequest, CanonicalResponse, GatewayErrorBody, Protocol } from '../providers/canonical.js';
 import type { ProtocolAdapter } from '../providers/protocol-adapter.js';
+import type { EngineAdapter } from '../upstream/engines/engine.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import { sendError } from './send-json.js';
 
@@ -15,6 +16,8 @@ export interface CallContext {
   rawBody: Buffer;
   recorder: CallRecorder;
   upstream: UpstreamClient;
+  /** The upstream's family: how the call asks for ids, which route it takes, how the answer is read. */
+  engine: EngineAdapter;
   /** Epoch ms and monotonic ms when the request arrived. */
   startedAt: number;
   startedMonotonic: number;
@@ -102,6 +105,7 @@ export async function commitCall(context: CallContext, outcome: CallOutcome): Pr
     tokenInFallback: context.tokenInFallback ?? null,
     policyVersion: context.policyVersion ?? null,
     upstreamReplica: context.upstreamRequest === null ? null : (context.upstreamReplica ?? null),
+    engine: context.upstreamRequest === null ? null : context.engine.name,
   };
   const id = await context.recorder.recordCall(record);
   context.committed = record;

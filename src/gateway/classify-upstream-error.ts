@@ -20,6 +20,11 @@ const CONTEXT_OVERFLOW_PATTERNS: { pattern: RegExp; promptGroup?: number; maxGro
   // vLLM >= 0.11: "... maximum context length is 32768 tokens[.] (However,) your request has 40000 input tokens ..."
   { pattern: /maximum context length is (\d+) tokens.{0,20}?your request has (\d+) input tokens/i, maxGroup: 1, promptGroup: 2 },
   { pattern: /prompt \(length (\d+)\) is longer than the maximum model length of (\d+)/i, promptGroup: 1, maxGroup: 2 },
+  // SGLang (tokenizer_manager._validate_one_request): "The input (40000 tokens) is longer than the model's context length (32768 tokens)."
+  { pattern: /input \((\d+) tokens\) is longer than the model's context length \((\d+) tokens\)/i, promptGroup: 1, maxGroup: 2 },
+  // SGLang, prompt plus max_new_tokens: "Requested token count exceeds the model's maximum context length of 32768 tokens. You
+  // requested a total of 40000 tokens: 39000 tokens from the input messages and 1000 tokens for the completion. ..."
+  { pattern: /maximum context length of (\d+) tokens\. You requested a total of \d+ tokens: (\d+) tokens from the input/i, maxGroup: 1, promptGroup: 2 },
   { pattern: /maximum context length is (\d+) tokens/i, maxGroup: 1 },
   { pattern: /context length|too many tokens|exceeds the model's maximum/i },
 ];

@@ -8,6 +8,8 @@ import type { SamplingPolicy } from '../config/sampling-policy.js';
 import { adapterFor } from '../providers/adapter-registry.js';
 import type { GatewayErrorBody, Protocol } from '../providers/canonical.js';
 import type { UpstreamProfile } from '../upstream/preflight/upstream-profile.js';
+import { engineFor } from '../upstream/engines/engine-for.js';
+import type { EngineName } from '../upstream/engines/engine-name.js';
 import { ConfigError } from '../errors.js';
 import type { ReplicaHealthOptions } from './replica-health.js';
 import { ReplicaPool, type ReplicaLease, type ReplicaStatus } from './replica-pool.js';
@@ -48,8 +50,13 @@ export interface GatewayOptions {
   upstreamModel?: string;
   /** The run's sampling, enforced on every upstream call (default: the client's own values). */
   sampling?: SamplingPolicy;
-  /** What the preflight learned: served model, reasoning field for replayed thinking, eos ids. */
+  /** What the preflight learned: engine, served model, reasoning field for replayed thinking, eos ids. */
   profile?: UpstreamProfile;
+  /**
+   * The upstream's family: how calls ask for ids, which routes they take (chat, /v1/completions,
+   * /generate) and how answers are read. Default: `profile.engine`, else vLLM.
+   */
+  engine?: EngineName;
   /**
    * Send streaming client calls upstream as non-streaming and relay the answer to the client as a
    * stream (for vLLM 0.10.2–~0.12, which drops streamed token ids). Default: `profile.streamTokenIds === false`.
@@ -133,6 +140,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   if (urls.length === 0) throw new ConfigError('the gateway has no upstream', 'Give upstreamUrl or upstreamUrls.');
   const pool = new ReplicaPool(urls, { idleTimeoutMs: options.upstreamTimeoutMs ?? 600_000, ...options.replicaHealth });
   const resolveUpstreamModel = createUpstreamModelResolver(() => pool.anyClient(), options.upstreamModel ?? options.profile?.model);
+  const engine = engineFor(options.engine ?? options.profile?.engine ?? 'vllm');
   const servers: http.Server[] = [];
   const endpoints = new Map<string, { endpoint: SessionEndpoint; server: http.Server }>();
   const meter = new ActivityMeter();
@@ -145,7 +153,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   const tokenInFor = (settings: SessionCallSettings | undefined): TokenInOptions | undefined => {
     if (!(settings?.tokenIn ?? options.tokenIn ?? false)) return undefined;
     tokenInSessions ??= new TokenInSessions(undefined, undefined, options.tokenInHistory);
-    return { sessions: tokenInSessions, toolFormat: settings?.toolFormat ?? options.toolFormat, maxModelLen: options.profile?.maxModelLen ?? null };
+    const toolFormat = settings?.toolFormat ?? options.toolFormat ?? options.profile?.toolFormat;
+    return {
+      sessions: tokenInSessions,
+      ...(toolFormat !== undefined ? { toolFormat } : {}),
+      maxModelLen: options.profile?.maxModelLen ?? null,
+      // Chat answers without ids (SGLang before PR #30917): calls that continue no lineage go to /generate too.
+      ...(options.profile?.chatTokenIds === false ? { renderFallbacks: true } : {}),
+    };
   };
 
   const handlerFor = (endpoint?: SessionEndpoint) => (req: IncomingMessage, res: ServerResponse): void => {
@@ -268,6 +283,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       rawBody,
       recorder: options.recorder,
       upstream: lease.client,
+      engine,
       upstreamReplica: lease.url,
       startedAt,
       startedMonotonic,

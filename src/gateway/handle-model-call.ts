@@ -11,7 +11,7 @@ import { RequestError } from '../providers/request-error.js';
 import { buildUpstreamRequest, requestedSampling, sentSampling } from '../upstream/build-upstream-request.js';
 import { completionToSse } from '../upstream/completion-to-chunks.js';
 import { readBody, UpstreamConnectionError, type UpstreamResponse } from '../upstream/upstream-client.js';
-import type { ChatCompletionWire } from '../upstream/vllm-api-types.js';
+import type { EngineAdapter } from '../upstream/engines/engine.js';
 import { validateConversation } from '../providers/validate-conversation.js';
 import { answerError, type CallContext, commitCall } from './call-context.js';
 import type { GenerationGate } from './generation-control.js';
@@ -29,7 +29,7 @@ export interface ModelCallOptions {
   reasoningField?: 'reasoning' | 'reasoning_content';
   /** Capture streaming client calls non-streaming upstream, then relay them as a stream. */
   nonStreamingUpstream?: boolean;
-  /** Token-in mode: calls that continue a lineage go upstream as token ids (`/v1/completions`). */
+  /** Token-in mode: calls that continue a lineage go upstream as token ids (vLLM `/v1/completions`, SGLang `/generate`). */
   tokenIn?: TokenInOptions;
   /** Pause/resume around weight syncs: every upstream call passes it (and records its policy version). */
   generation?: GenerationGate;
@@ -65,7 +65,8 @@ export async function handleModelCall(
     const buildOptions = { model: context.upstreamModel, maxTokensCap: options.maxTokensCap, sampling: options.sampling, reasoningField: options.reasoningField };
     const body = buildUpstreamRequest(parsed, buildOptions);
     context.sentSampling = sentSampling(parsed, buildOptions);
-    const upstreamStreams = parsed.stream && options.nonStreamingUpstream !== true;
+    // An engine without streamed chat ids (SGLang) is always called non-streaming; the client still gets a stream.
+    const upstreamStreams = parsed.stream && options.nonStreamingUpstream !== true && context.engine.streamsChatTokenIds;
     if (parsed.stream && !upstreamStreams) {
       body.stream = false;
       delete body.stream_options;
@@ -78,12 +79,12 @@ export async function handleModelCall(
       context.policyVersion = await options.generation.enter(abort.signal);
       entered = true;
     }
-    const route = options.tokenIn ? await routeTokenIn(context.upstream, context.session.id, body, options.tokenIn, abort.signal) : undefined;
+    const route = options.tokenIn ? await routeTokenIn(context.upstream, context.engine, context.session.id, body, options.tokenIn, abort.signal) : undefined;
     if (route) Object.assign(context, { mode: route.mode, tokenInFallback: route.fallback, upstreamRequest: route.body, afterCommit: route.committed });
     const upstream = route ? await route.send(abort.signal, accept) : await context.upstream.chatCompletions(context.upstreamRequest, abort.signal, accept);
     context.res.off('close', onClientClose);
     if (parsed.stream && upstream.status === 200) {
-      await relayStream(context, upstreamStreams ? upstream : await replayAsStream(upstream), abort);
+      await relayStream(context, upstreamStreams ? upstream : await replayAsStream(upstream, context.engine), abort);
     } else {
       await relayCompletion(context, upstream);
     }
@@ -123,13 +124,13 @@ async function rejectRequest(context: CallContext, message: string): Promise<voi
 }
 
 /** Reads a non-streaming answer and hands it on as the SSE stream vLLM would have sent. */
-async function replayAsStream(upstream: UpstreamResponse): Promise<UpstreamResponse> {
+async function replayAsStream(upstream: UpstreamResponse, engine: EngineAdapter): Promise<UpstreamResponse> {
   const raw = await readBody(upstream.body).catch((error: unknown) => {
     throw new UpstreamConnectionError(`upstream closed its answer early: ${(error as Error).message}`, upstream.timedOut() ? 'timeout' : 'unavailable', { cause: error });
   });
   let sse: Buffer;
   try {
-    sse = completionToSse(JSON.parse(raw.toString('utf8')) as ChatCompletionWire);
+    sse = completionToSse(engine.readChatCompletion(JSON.parse(raw.toString('utf8'))));
   } catch {
     sse = Buffer.from(`data: ${raw.toString('utf8').replace(/\n/g, ' ')}\n\n`);
   }

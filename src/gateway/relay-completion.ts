@@ -4,7 +4,6 @@ import { decodeChatCompletion } from '../upstream/decode-chat-completion.js';
 import { splitPromptIds } from '../upstream/split-prompt-ids.js';
 import { readBody, UpstreamConnectionError } from '../upstream/upstream-client.js';
 import type { UpstreamResponse } from '../upstream/upstream-client.js';
-import type { ChatCompletionWire } from '../upstream/vllm-api-types.js';
 import { answerError, type CallContext, commitCall, markFirstByte } from './call-context.js';
 import { classifyEarlyClose, classifyUpstreamError } from './classify-upstream-error.js';
 import { sendJsonText } from './send-json.js';
@@ -42,8 +41,8 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
     const text = raw.toString('utf8');
     // A long prompt's ids are left as JSON text for the commit worker to parse, unless a token-in lineage
     // needs them here once the call is committed.
-    const split = context.afterCommit === undefined ? splitPromptIds<ChatCompletionWire>(text) : undefined;
-    const completion = split === undefined ? (JSON.parse(text) as ChatCompletionWire) : split.value;
+    const split = context.afterCommit === undefined ? splitPromptIds<unknown>(text, context.engine.promptIdsPlace) : undefined;
+    const completion = context.engine.readChatCompletion(split === undefined ? JSON.parse(text) : split.value);
     if (typeof completion?.model === 'string') context.responseModel = completion.model;
     decoded = decodeChatCompletion(completion);
     if (split !== undefined) decoded.capture.promptTokenIdsJson = split.promptIds;
@@ -55,7 +54,7 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
   }
   const verdict = checkTokenCapture(decoded.capture);
   if (verdict.status === 'no_token_ids') {
-    const message = verdict.error ?? 'no token ids';
+    const message = context.engine.noTokenIdsMessage;
     await commitCall(context, {
       status: verdict.status,
       error: message,

@@ -1,7 +1,7 @@
 // Streaming call: relay upstream chunks to the client as they arrive (real streaming, with
 // back-pressure), assemble the token capture from the same chunks, commit it, then send the
 // protocol's terminal frames.
-import { checkTokenCapture, NO_TOKEN_IDS_MESSAGE } from '../capture/check-token-capture.js';
+import { checkTokenCapture } from '../capture/check-token-capture.js';
 import type { GatewayErrorBody } from '../providers/canonical.js';
 import type { StreamEncoder } from '../providers/protocol-adapter.js';
 import { ChatStreamDecoder } from '../upstream/chat-stream-decoder.js';
@@ -111,7 +111,7 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
       const events = decoder.push(chunk, split?.promptIds);
       if (!res.headersSent && !decoder.hasPromptTokenIds) {
         // Refuse before streaming anything: a call without token ids is not training data.
-        failStream('no_token_ids', { kind: 'upstream-error', status: 502, message: NO_TOKEN_IDS_MESSAGE });
+        failStream('no_token_ids', { kind: 'upstream-error', status: 502, message: context.engine.noTokenIdsMessage });
         return;
       }
       for (const event of events) write(encoder.encode(event));

@@ -3,6 +3,7 @@
 // before a run row, an image pull or a container exists.
 import type { SamplingPolicy } from '../config/sampling-policy.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
+import type { EngineName } from '../upstream/engines/engine-name.js';
 import { preflightReplicas } from '../upstream/preflight/preflight-replicas.js';
 import type { UpstreamProfile } from '../upstream/preflight/upstream-profile.js';
 import { startRolloutUpstreams, type StartedRolloutUpstream } from './start-rollout-upstream.js';
@@ -13,6 +14,10 @@ export interface RolloutUpstreamOptions {
   /** Further replicas serving the same model (`upstream` is the first); each is preflighted. */
   replicas?: readonly string[];
   model?: string;
+  /** `--engine`: the server family; detected from the server when absent. */
+  engine?: EngineName;
+  /** The run uses token-in (SGLang without chat ids is then usable through /generate). */
+  tokenIn?: boolean;
   sampling: SamplingPolicy;
   allowLogprobMismatch?: boolean;
   eosTokenIds?: number[];
@@ -37,6 +42,8 @@ export async function prepareRolloutUpstream(options: RolloutUpstreamOptions, re
     const profiles = await preflightReplicas(upstream.urls, {
       sampling: options.sampling,
       ...(options.model !== undefined ? { model: options.model } : {}),
+      ...(options.engine !== undefined ? { engine: options.engine } : {}),
+      ...(options.tokenIn !== undefined ? { tokenIn: options.tokenIn } : {}),
       ...(options.allowLogprobMismatch !== undefined ? { allowLogprobMismatch: options.allowLogprobMismatch } : {}),
       ...(options.eosTokenIds !== undefined ? { eosTokenIds: options.eosTokenIds } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),

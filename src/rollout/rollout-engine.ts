@@ -239,6 +239,7 @@ export class RolloutEngine {
           ...(replicas.length > 0 ? { replicas } : {}),
           sampling: defaults.sampling ?? DEFAULT_ROLLOUT_SAMPLING,
           ...(defaults.model !== undefined ? { model: defaults.model } : {}),
+          ...(defaults.engine !== undefined ? { engine: defaults.engine } : {}),
           ...(defaults.allowLogprobMismatch !== undefined ? { allowLogprobMismatch: defaults.allowLogprobMismatch } : {}),
           ...(defaults.eosTokenIds !== undefined ? { eosTokenIds: defaults.eosTokenIds } : {}),
           ...(defaults.preflightTimeoutSeconds !== undefined ? { timeoutMs: defaults.preflightTimeoutSeconds * 1000 } : {}),

@@ -16,6 +16,10 @@ export interface RunManifest {
     /** The URL, or the `sim:<policy>` spec for the simulator (its port changes every run). */
     url: string;
     simulated: boolean;
+    /** The server family every call went to (`vllm`, `sglang`; absent in manifests before engines were recorded). */
+    engine?: string;
+    /** The version that server reported (vLLM /version, SGLang /get_server_info). */
+    engineVersion?: string | null;
     vllmVersion: string | null;
     /** The served model every call is sent to. */
     model: string;

@@ -23,6 +23,7 @@ import type { Store } from '../store/open-store.js';
 import type { RunRow, RunSessionRow, SessionStatus } from '../store/run-repository.js';
 import { logprobSamplingMismatch, refuseLogprobMismatch } from '../upstream/preflight/logprob-sampling-mismatch.js';
 import type { UpstreamProfile } from '../upstream/preflight/upstream-profile.js';
+import type { EngineName } from '../upstream/engines/engine-name.js';
 import { prepareRolloutUpstream, type RolloutUpstreamOptions } from './prepare-rollout-upstream.js';
 import type { RolloutEventListener } from './rollout-events.js';
 import { describeHost, describeReplicas, readPolarVersion, RUN_MANIFEST_VERSION, sha256File, type RunManifest } from './run-manifest.js';
@@ -41,6 +42,8 @@ export interface RolloutOptions {
   replicas?: string[];
   /** The served model; required when the upstream lists several. */
   model?: string;
+  /** `--engine`: the upstream's family (vllm, sglang); detected from the server when absent. */
+  engine?: EngineName;
   /** The run's sampling policy, enforced on every upstream call (default DEFAULT_ROLLOUT_SAMPLING). */
   sampling?: SamplingPolicy;
   /** Upper bound on max_tokens of every upstream call. */
@@ -207,7 +210,8 @@ async function withScheduler(
   if (context.scheduler !== undefined) {
     // The shared upstream was preflighted once with the default sampling: this run's own sampling is checked
     // against its logprob mode here, as a preflight of its own would have (exit 3 unless allowed).
-    refuseLogprobMismatch(context.scheduler.upstream.profile.logprobMode, options.sampling ?? DEFAULT_ROLLOUT_SAMPLING, options.allowLogprobMismatch === true);
+    const shared = context.scheduler.upstream.profile;
+    refuseLogprobMismatch(shared.logprobMode, options.sampling ?? DEFAULT_ROLLOUT_SAMPLING, options.allowLogprobMismatch === true, shared.engine);
     context.scheduler.addTasks(records);
     return start(context.scheduler);
   }
@@ -241,6 +245,8 @@ function upstreamOptions(options: RolloutOptions, sampling: SamplingPolicy, sign
     sampling,
     signal,
     ...(options.model !== undefined ? { model: options.model } : {}),
+    ...(options.engine !== undefined ? { engine: options.engine } : {}),
+    ...(options.tokenIn === true ? { tokenIn: true } : {}),
     ...(options.allowLogprobMismatch !== undefined ? { allowLogprobMismatch: options.allowLogprobMismatch } : {}),
     ...(options.eosTokenIds !== undefined ? { eosTokenIds: options.eosTokenIds } : {}),
     ...(options.preflightTimeoutSeconds !== undefined ? { timeoutMs: options.preflightTimeoutSeconds * 1000 } : {}),
@@ -262,6 +268,8 @@ async function buildManifest(
     upstream: {
       url: isSimulatorSpec(options.upstream) ? options.upstream : profile.url,
       simulated: profile.simulated || isSimulatorSpec(options.upstream),
+      engine: profile.engine,
+      engineVersion: profile.engineVersion,
       vllmVersion: profile.vllmVersion,
       model: profile.model,
       maxModelLen: profile.maxModelLen,

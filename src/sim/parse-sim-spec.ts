@@ -1,5 +1,6 @@
 // `sim[:<policy>][?option=value&option=value]`: the simulator as an --upstream, with the same options
-// as the `polar sim` flags (e.g. `sim:noop?served-model-name=a,b&logprobs-mode=processed&fail-after=2`).
+// as the `polar sim` flags (e.g. `sim:noop?served-model-name=a,b&logprobs-mode=processed&fail-after=2`,
+// `sim:noop?engine=sglang&token-ids=false`).
 import { UsageError } from '../errors.js';
 import { asToolFormat, TOOL_FORMATS } from '../model-format/format-types.js';
 import { parseDriftSpec } from './sim-drift.js';
@@ -28,6 +29,14 @@ const bool = (key: keyof SimSpecOptions): Setter => (options, value, name) => {
 const text = (key: keyof SimSpecOptions): Setter => (options, value) => {
   (options as Record<string, unknown>)[key] = value;
 };
+/** A knob of the SGLang mode (`options.sglang`). */
+const sglang = <K extends keyof NonNullable<SimSpecOptions['sglang']>>(key: K, read: (value: string, name: string) => NonNullable<SimSpecOptions['sglang']>[K]): Setter => (options, value, name) => {
+  options.sglang = { ...options.sglang, [key]: read(value, name) };
+};
+const asBool = (value: string, name: string): boolean => {
+  if (value !== 'true' && value !== 'false') throw new UsageError(`sim option ${name}=${value}: expected true or false`);
+  return value === 'true';
+};
 
 /** Option names (the `polar sim` flag names without `--`) → how they set SimServerOptions. */
 export const SIM_SPEC_OPTIONS: Record<string, Setter> = {
@@ -49,6 +58,12 @@ export const SIM_SPEC_OPTIONS: Record<string, Setter> = {
   'vllm-compat': text('vllmCompat'),
   'context-error': oneOf('contextErrorStyle', ['legacy', 'v0.11', 'new']),
   'chunk-tokens': integer('chunkTokens', 1),
+  engine: oneOf('engine', ['vllm', 'sglang']),
+  'sglang-version': sglang('version', (value) => value),
+  'reasoning-parser': sglang('reasoningParser', asBool),
+  'tokenize-messages': sglang('tokenizeMessages', asBool),
+  'router-workers': sglang('routerWorkers', (value, name) => toInteger(value, name, 0)),
+  'unhealthy-workers': sglang('unhealthyWorkers', (value, name) => toInteger(value, name, 0)),
   'tool-format': (options, value, name) => {
     const format = asToolFormat(value);
     if (format === undefined) throw new UsageError(`sim option ${name}=${value}: expected one of ${TOOL_FORMATS.join(', ')}`);

@@ -42,6 +42,40 @@ export function countAssistantTurns(request: SimChatRequest): number {
   return request.messages.filter((m) => m.role === 'assistant').length;
 }
 
+/**
+ * The acknowledgement gemini-cli and its fork Qwen Code write as the first assistant turn of every
+ * conversation, after the user turn that carries the environment context (Qwen Code 0.15.10: system, user
+ * context, assistant "Got it. Thanks for the context!", user prompt; reference/harness-lab.md §3).
+ */
+export const HARNESS_OPENING_ACKS: readonly string[] = ['Got it. Thanks for the context!'];
+
+/** The text of a message's content (text parts joined), or its reasoning when it has no content. */
+function messageText(message: SimChatRequest['messages'][number]): string {
+  const content = typeof message.content === 'string' ? message.content : (message.content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
+  return content !== '' ? content : (message.reasoning ?? message.reasoning_content ?? '');
+}
+
+/**
+ * Assistant turns the model actually took: the assistant messages of the request, less the harness's own
+ * opening acknowledgement (HARNESS_OPENING_ACKS: before any tool call, without tool calls, answered by a
+ * user message). Counting every assistant message made a one-turn script's tool call never happen on Qwen
+ * Code. The text is matched because a model's own text turn answered by a user follow-up looks the same.
+ * Read back from token ids (token-in), the acknowledgement comes as reasoning: both fields are read.
+ */
+export function countModelTurns(request: SimChatRequest): number {
+  const { messages } = request;
+  let turns = 0;
+  let calledTools = false;
+  messages.forEach((message, i) => {
+    if (message.role !== 'assistant') return;
+    const hasCalls = (message.tool_calls ?? []).length > 0;
+    const opening = !calledTools && !hasCalls && messages[i + 1]?.role === 'user' && HARNESS_OPENING_ACKS.includes(messageText(message).trim());
+    if (hasCalls) calledTools = true;
+    if (!opening) turns++;
+  });
+  return turns;
+}
+
 /** A user message that is not only tool results (Qwen's template calls its index last_query_index). */
 function isRealUserQuery(message: SimChatRequest['messages'][number]): boolean {
   if (message.role !== 'user') return false;

@@ -1,4 +1,5 @@
-// The vLLM-compatible simulator on a real node:http socket: chat completions (JSON and SSE), models, tokenize.
+// The simulator on a real node:http socket, vLLM-compatible (chat completions JSON and SSE, completions,
+// models, tokenize) or SGLang-shaped (`engine: 'sglang'`: the route table of sglang/sglang-routes.ts).
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -20,6 +21,8 @@ import { adjustLogprobs, applyStopStrings, reasoningInputFor } from './apply-sim
 import { defaultBehaviour, PREFLIGHT_HEADER, type SimBehaviour } from './sim-behaviour.js';
 import { toolModeOf } from './sim-request.js';
 import { compatFor, DEFAULT_COMPAT } from './vllm-compat.js';
+import { resolveSglangSim, type SglangSimOptions, type ResolvedSglangSim } from './sglang/sglang-sim-options.js';
+import { SGLANG_ROUTES } from './sglang/sglang-routes.js';
 
 /** What `/version` reports without --vllm-compat. */
 export const SIM_VERSION = DEFAULT_COMPAT.version;
@@ -65,6 +68,10 @@ export interface SimServerOptions {
   toolFormat?: ToolFormat;
   /** Seeded departures of the sampled text from the template's re-rendering (default none; sim-drift.ts). */
   drift?: DriftKnobs;
+  /** Which server family to imitate: `vllm` (default) or `sglang` (its routes, answer shapes and version flaws). */
+  engine?: 'vllm' | 'sglang';
+  /** SGLang mode only: its version, parsers, /tokenize and router (sglang/sglang-sim-options.ts). */
+  sglang?: SglangSimOptions;
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0 (any free port). */
@@ -91,7 +98,11 @@ export interface SimServer {
   close(): Promise<void>;
 }
 
-interface ResolvedOptions {
+export interface ResolvedOptions {
+  /** The route table served. */
+  engine: 'vllm' | 'sglang';
+  /** SGLang mode's resolved knobs (defaults filled in). */
+  sglang: ResolvedSglangSim;
   policy: Policy;
   modelName: string;
   maxModelLen: number;
@@ -107,13 +118,13 @@ interface ResolvedOptions {
   drift: DriftKnobs | undefined;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+export async function readJson(req: IncomingMessage): Promise<unknown> {
   const parts: Buffer[] = [];
   let size = 0;
   for await (const part of req) {
@@ -129,14 +140,14 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-function headersOf(req: IncomingMessage): Record<string, string | undefined> {
+export function headersOf(req: IncomingMessage): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(req.headers)) out[key] = Array.isArray(value) ? value.join(', ') : value;
   return out;
 }
 
 /** Resolves on time, or early (returning false) when the client has gone. */
-async function wait(ms: number, signal: AbortSignal): Promise<boolean> {
+export async function wait(ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return false;
   if (ms <= 0) return true;
   try {
@@ -147,7 +158,7 @@ async function wait(ms: number, signal: AbortSignal): Promise<boolean> {
   }
 }
 
-async function write(res: ServerResponse, data: string, signal: AbortSignal): Promise<boolean> {
+export async function write(res: ServerResponse, data: string, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return false;
   if (res.write(data)) return true;
   try {
@@ -294,9 +305,12 @@ function modelList(o: ResolvedOptions, created: number): { object: 'list'; data:
   };
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats) => Promise<void> | void;
+export type Handler = (req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats) => Promise<void> | void;
 
-const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Handler }> = {
+/** A route table: path → the method(s) it answers (`GET|POST` for both) and its handler. */
+export type RouteTable = Record<string, { method: 'GET' | 'POST' | 'GET|POST'; run: Handler }>;
+
+const ROUTES: RouteTable = {
   '/health': { method: 'GET', run: (_req, res) => void res.writeHead(200, { 'content-length': 0 }).end() },
   '/version': { method: 'GET', run: (_req, res, o) => sendJson(res, 200, { version: o.behaviour.compat.version }) },
   '/v1/models': { method: 'GET', run: (_req, res, o) => sendJson(res, 200, modelList(o, Math.floor(Date.now() / 1000))) },
@@ -308,9 +322,10 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Handler }> = {
 
 async function route(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://sim').pathname;
-  const target = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
+  const table = o.engine === 'sglang' ? SGLANG_ROUTES : ROUTES;
+  const target = Object.hasOwn(table, path) ? table[path] : undefined;
   if (!target) return sendJson(res, 404, { detail: 'Not Found' });
-  if (req.method !== target.method) return sendJson(res, 405, { detail: 'Method Not Allowed' });
+  if (!target.method.split('|').includes(req.method ?? '')) return sendJson(res, 405, { detail: 'Method Not Allowed' });
   await target.run(req, res, o, stats);
 }
 
@@ -319,6 +334,8 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   const behaviour = resolveBehaviour(options);
   let restart: (ms: number) => void = () => undefined;
   const resolved: ResolvedOptions = {
+    engine: options.engine ?? 'vllm',
+    sglang: resolveSglangSim(options.sglang, options.returnTokenIds ?? true),
     behaviour,
     restart: (ms) => restart(ms),
     policy: options.policy,
@@ -386,7 +403,8 @@ function resolveBehaviour(options: SimServerOptions): SimBehaviour {
     modelNames: names,
     compat,
     reasoningFields: field === undefined ? compat.reasoningFields : field === 'both' ? ['reasoning', 'reasoning_content'] : [field],
-    logprobsMode: options.logprobsMode ?? 'raw',
+    // SGLang's logprobs follow temperature by default (raw with SGLANG_RETURN_ORIGINAL_LOGPROB=1).
+    logprobsMode: options.logprobsMode ?? (options.engine === 'sglang' ? 'processed' : 'raw'),
     clampLogprobsEvery: options.clampLogprobsEvery ?? 0,
     toolCalling: options.toolCalling ?? true,
     failAfter: options.failAfter ?? 0,

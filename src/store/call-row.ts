@@ -42,6 +42,8 @@ export interface CallScalarRow {
   policy_version: number | null;
   /** Base URL of the replica that served the call (NULL: nothing sent, or recorded before replicas). */
   upstream_replica: string | null;
+  /** vllm | sglang (NULL: nothing sent, or recorded before engines were stored). */
+  engine: string | null;
 }
 
 export const CALL_SCALAR_COLUMNS = [
@@ -79,6 +81,7 @@ export const CALL_SCALAR_COLUMNS = [
   'fallback_detail',
   'policy_version',
   'upstream_replica',
+  'engine',
 ] as const satisfies readonly (keyof CallScalarRow)[];
 
 /** The raw-bytes fields stored as a diff against the previous call's same field. */

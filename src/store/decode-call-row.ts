@@ -52,6 +52,7 @@ export function decodeCallRow(row: CallScalarRow, promptTokenIds: number[] | nul
     ...(row.fallback_reason === null ? {} : { tokenInFallback: { reason: row.fallback_reason, detail: row.fallback_detail ?? '' } }),
     ...(row.policy_version === null ? {} : { policyVersion: row.policy_version }),
     ...(row.upstream_replica === null ? {} : { upstreamReplica: row.upstream_replica }),
+    ...(row.engine === 'vllm' || row.engine === 'sglang' ? { engine: row.engine } : {}),
     capture: {
       promptTokenIds,
       tokenIds: unpackNullableNumberArray(row.token_ids),

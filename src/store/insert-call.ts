@@ -19,7 +19,7 @@ const INSERT_SQL = `INSERT INTO calls (
   client_request, client_request_base_call_id, client_request_prefix_len, client_request_suffix_len,
   upstream_request, upstream_request_base_call_id, upstream_request_prefix_len, upstream_request_suffix_len,
   upstream_response, requested_sampling, sent_sampling, response_model, mode, fallback_reason, fallback_detail, policy_version,
-  upstream_replica
+  upstream_replica, engine
 ) VALUES (
   @session_id, @seq, @protocol, @path, @stream, @status, @error, @http_status, @requested_model, @upstream_model,
   @started_at, @ttfb_ms, @latency_ms, @finish_reason, @stop_reason, @prompt_tokens, @completion_tokens, @response,
@@ -27,7 +27,7 @@ const INSERT_SQL = `INSERT INTO calls (
   @client_request, @client_request_base_call_id, @client_request_prefix_len, @client_request_suffix_len,
   @upstream_request, @upstream_request_base_call_id, @upstream_request_prefix_len, @upstream_request_suffix_len,
   @upstream_response, @requested_sampling, @sent_sampling, @response_model, @mode, @fallback_reason, @fallback_detail, @policy_version,
-  @upstream_replica
+  @upstream_replica, @engine
 )`;
 
 /**
@@ -144,6 +144,7 @@ export function createCallInserter(db: Database.Database, reader: CallReader): C
       fallback_detail: record.tokenInFallback?.detail ?? null,
       policy_version: record.policyVersion ?? null,
       upstream_replica: record.upstreamReplica ?? null,
+      engine: record.engine ?? null,
       finish_reason: capture.finishReason,
       stop_reason: capture.stopReason === null ? null : JSON.stringify(capture.stopReason),
       prompt_tokens: capture.promptTokens,

@@ -242,6 +242,14 @@ CREATE INDEX sessions_by_run_reward ON sessions(run_id, reward);
 CREATE INDEX sessions_by_run_updated ON sessions(run_id, updated_at);
 `,
   },
+  {
+    name: 'which engine family served each call',
+    sql: `
+-- vllm | sglang (NULL: nothing was sent, or recorded before engines). With mode it names the route the call took:
+-- chat completions, vLLM /v1/completions or SGLang /generate.
+ALTER TABLE calls ADD COLUMN engine TEXT;
+`,
+  },
 ];
 
 /** The user_version a fully migrated database has. */

@@ -24,19 +24,24 @@ export interface SplitAnswer<T> {
  * rest unbalanced, which JSON.parse rejects. A mark takes the ids' place and must come back as the
  * top-level value, so a nested or overridden (duplicate) key is never mistaken for it.
  */
-export function splitPromptIds<T>(data: string): SplitAnswer<T> | undefined {
+/** Where an answer holds its prompt ids: at the top level (vLLM), or in its first choice (SGLang). */
+export type PromptIdsPlace = 'top' | 'first-choice';
+
+export function splitPromptIds<T>(data: string, place: PromptIdsPlace = 'top'): SplitAnswer<T> | undefined {
   const at = data.indexOf(KEY);
   if (at < 0) return undefined;
   const open = at + KEY.length - 1;
   const close = data.indexOf(']', open);
   if (close < 0 || close - open < MIN_SPLIT_CHARS || data.includes(MARK)) return undefined;
-  let value: { prompt_token_ids?: unknown } | null;
+  let value: { prompt_token_ids?: unknown; choices?: unknown } | null;
   try {
     value = JSON.parse(`${data.slice(0, open)}${MARK}${data.slice(close + 1)}`) as typeof value;
   } catch {
     return undefined;
   }
-  if (typeof value !== 'object' || value === null || value.prompt_token_ids !== MARK_VALUE) return undefined;
-  value.prompt_token_ids = null;
+  if (typeof value !== 'object' || value === null) return undefined;
+  const holder = (place === 'top' ? value : Array.isArray(value.choices) ? value.choices[0] : undefined) as { prompt_token_ids?: unknown } | null | undefined;
+  if (typeof holder !== 'object' || holder === null || holder.prompt_token_ids !== MARK_VALUE) return undefined;
+  holder.prompt_token_ids = null;
   return { value: value as T, promptIds: data.slice(open, close + 1) };
 }

@@ -1,4 +1,4 @@
-// HTTP client for the upstream vLLM OpenAI server: keep-alive sockets, abort, idle timeout.
+// HTTP client for the upstream model server (vLLM or SGLang): keep-alive sockets, abort, idle timeout.
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
@@ -37,6 +37,8 @@ export class UpstreamClient {
   /** Parsed once: every model call goes to one of these two. */
   private readonly chatUrl: URL;
   private readonly completionsUrl: URL;
+  /** SGLang's native generate route, at the server root. */
+  private readonly generateUrl: URL;
 
   constructor(private readonly options: UpstreamClientOptions) {
     this.baseUrl = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
@@ -46,6 +48,7 @@ export class UpstreamClient {
     this.agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
     this.chatUrl = new URL('chat/completions', this.baseUrl);
     this.completionsUrl = new URL('completions', this.baseUrl);
+    this.generateUrl = new URL('generate', this.rootUrl);
   }
 
   /** The server root (vLLM serves `/tokenize` and `/version` outside `/v1`). */
@@ -65,6 +68,11 @@ export class UpstreamClient {
   /** POSTs a completion (`/v1/completions`, the token-in path). Same contract as chatCompletions. */
   completions(body: Buffer, signal: AbortSignal, accept = 'application/json'): Promise<UpstreamResponse> {
     return this.request('POST', this.completionsUrl, body, signal, accept);
+  }
+
+  /** POSTs to SGLang's native `/generate` at the server root (its token-in path). Same contract as chatCompletions. */
+  generate(body: Buffer, signal: AbortSignal, accept = 'application/json'): Promise<UpstreamResponse> {
+    return this.request('POST', this.generateUrl, body, signal, accept);
   }
 
   /** GET /v1/models. */

@@ -34,6 +34,9 @@ describe('polar doctor', () => {
     [['--upstream', 'sim:noop?token-ids=false'], 5, 'polar: preflight (token-ids): the upstream ignores return_token_ids (no prompt_token_ids / token_ids in a non-streaming answer)'],
     [['--upstream', 'sim:noop?vllm-compat=0.11.0'], 5, 'polar: preflight (stream-token-ids): streamed chunks dropped token ids'],
     [['--upstream', 'http://127.0.0.1:1/v1'], 5, 'polar: preflight (reachable): upstream http://127.0.0.1:PORT/v1 is not reachable: cannot reach http://127.0.0.1:1 (ECONNREFUSED)'],
+    [['--upstream', 'sim:noop?engine=sglang&token-ids=false'], 5, 'polar: preflight (token-ids): SGLang 0.5.13-polar-sim answers chat without token ids'],
+    [['--upstream', 'sim:noop?engine=sglang&tool-calling=false'], 3, 'polar: preflight (tool-calling): the server parses no tool calls (started without --tool-call-parser)'],
+    [['--upstream', 'sim:noop?engine=sglang', '--top-p', '0.9'], 3, 'polar: preflight (logprob-mode): the server returns logprobs after temperature but before top-k/top-p/min-p'],
   ])('doctor %j exits %i with one line and a hint (in process)', async (args, code, line) => {
     const { exitCode, stdout, stderr } = await runInProcess(['doctor', ...args]);
     expect(exitCode).toBe(code);
@@ -42,6 +45,30 @@ describe('polar doctor', () => {
     expect(lines[0]!.replace(/:\d+\/v1/, ':PORT/v1')).toContain(line);
     expect(lines[1]).toMatch(/^hint: /);
     expect(stdout).toMatch(/FAIL/);
+  }, 60_000);
+});
+
+describe('polar doctor against SGLang', () => {
+  it('detects the engine and prints its checks; --token-in turns missing chat ids into a warning', async () => {
+    const healthy = await runInProcess(['doctor', '--upstream', 'sim:noop?engine=sglang&router-workers=2', '--json']);
+    expect(healthy.exitCode).toBe(0);
+    const profile = JSON.parse(healthy.stdout) as { engine: string; engineVersion: string; checks: { name: string }[] };
+    expect(profile).toMatchObject({ engine: 'sglang', engineVersion: '0.5.19-polar-sim' });
+    expect(profile.checks.map((check) => check.name)).toEqual(['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'reasoning-parser', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'token-in', 'eos-token-ids', 'router', 'template']);
+    const old = await runInProcess(['doctor', '--upstream', 'sim:noop?engine=sglang&token-ids=false', '--token-in']);
+    expect(old.exitCode).toBe(0);
+    expect(old.stdout).toMatch(/^token-ids\s+warn\s+SGLang 0\.5\.13-polar-sim answers chat without token ids/m);
+    expect(old.stdout).toMatch(/^version\s+ok\s+SGLang 0\.5\.13-polar-sim/m);
+  }, 60_000);
+
+  it('--engine forces the family; an unknown one is a usage error', async () => {
+    const forced = await runInProcess(['doctor', '--upstream', 'sim:noop', '--engine', 'sglang']);
+    expect(forced.exitCode).not.toBe(0);
+    expect(forced.stdout).toMatch(/^version\s+ok\s+no \/get_server_info/m);
+    expect(forced.stdout).toMatch(/^engine\s+warn\s+--engine sglang, but the server answers \/version like vLLM$/m);
+    const bad = await runInProcess(['doctor', '--upstream', 'sim:noop', '--engine', 'tgi']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('--engine must be one of vllm, sglang, not "tgi"');
   }, 60_000);
 });
 

@@ -1,6 +1,9 @@
 // The five real harness CLIs in real containers through the gateway: with the oracle model each
 // reproduces the gold patch exactly, every call is captured with ids and logprobs, and nothing is
 // left running. Failures (a crashing harness, an upstream error, a deadline) end in the right status.
+// Engines: every harness against the vLLM-shaped simulator; Codex, Claude Code, Qwen Code and Pi also
+// against the SGLang-shaped one (detected, not named), where the harness is streamed to while each call goes
+// upstream non-streaming, and every captured call equals what that server served (one case per harness).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,10 +19,16 @@ import type { RolloutEvent } from '../../src/rollout/rollout-events.js';
 import { runRollout } from '../../src/rollout/run-rollout.js';
 import type { ContainerRuntime } from '../../src/runtime/container-runtime.js';
 import { runFilter } from '../../src/runtime/labels.js';
+import { goldPatch } from '../../src/eval/swebench/families/gold-patch.js';
+import { oraclePolicy } from '../../src/sim/policies/oracle.js';
+import { REALISTIC_DRIFT } from '../../src/sim/sim-drift.js';
+import { servedTokens, startRecordingUpstream, type RecordingUpstream } from './recording-upstream.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
 import { dockerForTests, TEST_IMAGE } from '../runtime/docker-test-support.js';
 
 const HARNESSES = ['pi', 'codex', 'claude-code', 'qwen-code', 'gemini-cli'] as const;
+/** [harness, engine]: the vLLM-shaped simulator for all five, the SGLang-shaped one for the four named in the issue. */
+const CASES = [...HARNESSES.map((harness) => [harness, 'vllm'] as const), ...(['codex', 'claude-code', 'qwen-code', 'pi'] as const).map((harness) => [harness, 'sglang'] as const)];
 const runtime: ContainerRuntime | undefined = await dockerForTests();
 
 describe.skipIf(runtime === undefined)('rollout with real harness CLIs (Docker)', () => {
@@ -51,8 +60,13 @@ describe.skipIf(runtime === undefined)('rollout with real harness CLIs (Docker)'
       { runtime: runtime as ContainerRuntime, store, cacheDir: resolveCacheDir(), signal: new AbortController().signal, emit: (event) => events.push(event) },
     );
 
-  it.each(HARNESSES)('%s with the oracle model reproduces the gold patch and captures every call', async (harness) => {
-    const { run, counts } = await rollout(harness, 'sim:oracle');
+  /** The SGLang-shaped oracle behind a recording proxy (a plain URL: the engine is detected by the preflight). */
+  const sglangOracle = (): Promise<RecordingUpstream> =>
+    startRecordingUpstream({ policy: oraclePolicy([{ instanceId: record.instance_id, problemStatement: record.problem_statement, patch: goldPatch(record) }]), engine: 'sglang', drift: REALISTIC_DRIFT });
+
+  it.each(CASES)('%s with the oracle model (%s) reproduces the gold patch and captures every call', async (harness, engine) => {
+    const recording = engine === 'sglang' ? await sglangOracle() : undefined;
+    const { run, counts } = await rollout(harness, recording?.url ?? 'sim:oracle').finally(() => recording?.close());
     expect(counts).toEqual({ completed: 1 });
     const [session] = store.runs.sessions(run.id);
     // Evaluated in the post stage with SWE-bench semantics: the gold patch resolves.
@@ -68,6 +82,14 @@ describe.skipIf(runtime === undefined)('rollout with real harness CLIs (Docker)'
       expect(call.capture.promptTokenIds!.length).toBeGreaterThan(100);
       expect(call.capture.tokenIds!.length).toBeGreaterThan(0);
       expect(call.capture.logprobs).toHaveLength(call.capture.tokenIds!.length);
+    }
+    expect(calls.every((call) => call.engine === engine)).toBe(true);
+    expect(store.runs.get(run.id)?.manifest).toMatchObject({ upstream: { engine, simulated: true } });
+    if (recording !== undefined) {
+      // Streamed to the harness, captured from non-streaming answers: each call is exactly what SGLang served.
+      expect(calls.every((call) => call.stream)).toBe(true);
+      expect(recording.served.map((served) => served.request['stream'])).toEqual(calls.map(() => false));
+      expect(calls.map((call) => ({ promptTokenIds: call.capture.promptTokenIds, tokenIds: call.capture.tokenIds, logprobs: call.capture.logprobs }))).toEqual(recording.served.map(servedTokens));
     }
     for (const phase of ['create', 'prepare', 'agent', 'extract', 'evaluate', 'teardown']) expect(session!.timings[phase]).toBeGreaterThanOrEqual(0);
     expect(await (runtime as ContainerRuntime).listContainers(runFilter(run.name))).toEqual([]);
@@ -118,7 +140,7 @@ describe.skipIf(runtime === undefined)('rollout with real harness CLIs (Docker)'
 
   it('reports per-phase timings through events', () => {
     const ends = events.filter((event) => event.type === 'session-end');
-    expect(ends.length).toBeGreaterThanOrEqual(HARNESSES.length);
+    expect(ends.length).toBeGreaterThanOrEqual(CASES.length);
     expect(events.some((event) => event.type === 'session-phase' && event.phase === 'agent')).toBe(true);
   });
 });

@@ -6,6 +6,9 @@
 // Sequential: running both modes at once doubled the wall time on a loaded 2-core machine.
 // CI budget: one tool format per harness, alternating (pi, claude-code: hermes; codex, qwen-code:
 // qwen3_coder); the bench (test/bench/token-in.ts) covers both formats for every harness.
+// Engines: the same four harnesses in token-in mode against the SGLang-shaped simulator (lineage
+// continuations through /generate with input_ids; the other format per harness; the tool format taken from
+// the server's --tool-call-parser), each captured call equal to what the server served; chat mode on vLLM only.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,12 +31,23 @@ import { buildPrefixMerging } from '../../src/trajectory/build-prefix-merging.js
 import { verifyTrajectory } from '../../src/trajectory/verify-trajectory.js';
 import { dockerForTests, TEST_IMAGE } from '../runtime/docker-test-support.js';
 import { TOKEN_IN_DRIFT, tokenInScript } from './token-in-script.js';
+import type { EngineName } from '../../src/upstream/engines/engine-name.js';
+import { scriptedPolicy } from '../../src/sim/policies/scripted.js';
+import { parseDriftSpec } from '../../src/sim/sim-drift.js';
+import { servedTokens, startRecordingUpstream, type RecordingUpstream } from './recording-upstream.js';
 
-const CASES: readonly [harness: string, toolFormat: ToolFormat][] = [
+const VLLM_CASES: readonly [harness: string, toolFormat: ToolFormat][] = [
   ['pi', 'hermes'],
   ['codex', 'qwen3_coder'],
   ['claude-code', 'hermes'],
   ['qwen-code', 'qwen3_coder'],
+];
+const CASES: readonly (readonly [harness: string, toolFormat: ToolFormat, engine: EngineName])[] = [
+  ...VLLM_CASES.map(([harness, format]) => [harness, format, 'vllm'] as const),
+  ['pi', 'qwen3_coder', 'sglang'],
+  ['codex', 'hermes', 'sglang'],
+  ['claude-code', 'qwen3_coder', 'sglang'],
+  ['qwen-code', 'hermes', 'sglang'],
 ];
 const runtime: ContainerRuntime | undefined = await dockerForTests();
 
@@ -61,36 +75,37 @@ describe.skipIf(runtime === undefined)('token-in mode with real harness CLIs (Do
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const rollout = (harness: string, toolFormat: ToolFormat, tokenIn: boolean) =>
+  /** vLLM: the `sim:` spec (tool format named); SGLang: a recording upstream whose --tool-call-parser names the format. */
+  const rollout = (harness: string, toolFormat: ToolFormat, tokenIn: boolean, recording?: RecordingUpstream) =>
     runRollout(
       {
         harness,
-        runName: `${harness}-${toolFormat}-${tokenIn ? 'token-in' : 'chat'}`,
+        runName: `${harness}-${toolFormat}-${tokenIn ? 'token-in' : 'chat'}${recording ? '-sglang' : ''}`,
         datasetPath: EXAMPLE_DATASET,
-        upstream: `sim:scripted:${scriptFile}?tool-format=${toolFormat}&drift=${TOKEN_IN_DRIFT}`,
+        upstream: recording?.url ?? `sim:scripted:${scriptFile}?tool-format=${toolFormat}&drift=${TOKEN_IN_DRIFT}`,
         samples: 1,
         timeoutSeconds: 240,
-        ...(tokenIn ? { tokenIn: true, toolFormat } : {}),
+        ...(tokenIn ? { tokenIn: true, ...(recording ? {} : { toolFormat }) } : {}),
       },
       { runtime: runtime as ContainerRuntime, store, cacheDir: resolveCacheDir(), signal: new AbortController().signal, emit: () => undefined },
     );
 
   /**
-   * The session's calls once the harness finished its tool turns and the final answer: 10, or 9 for Qwen
-   * Code, whose first request already holds an assistant turn (the scripted policy counts them).
+   * The session's calls once the harness finished its 10 tool turns and the final answer (Qwen Code too:
+   * the scripted policy does not count its opening acknowledgement as a turn the model took).
    */
-  const finishedSession = async (harness: string, toolFormat: ToolFormat, tokenIn: boolean) => {
-    const { run, counts } = await rollout(harness, toolFormat, tokenIn);
+  const finishedSession = async (harness: string, toolFormat: ToolFormat, tokenIn: boolean, recording?: RecordingUpstream) => {
+    const { run, counts } = await rollout(harness, toolFormat, tokenIn, recording);
     expect(counts).toEqual({ completed: 1 });
     const [session] = store.runs.sessions(run.id);
-    const calls = store.calls.listBySession(session!.id);
+    const calls = store.calls.listBySession(session!.id, { withRaw: true });
     expect(calls.every((call) => call.status === 'ok')).toBe(true);
     const toolTurns = calls.filter((call) => (call.response?.content ?? []).some((part) => part.type === 'tool-call'));
-    expect(toolTurns.length).toBeGreaterThanOrEqual(9);
+    expect(toolTurns.length).toBe(10);
     return { run, session: session!, calls };
   };
 
-  it.each(CASES)('%s (%s), chat mode: drift is measured and reported, not zero', async (harness, toolFormat) => {
+  it.each(VLLM_CASES)('%s (%s), chat mode: drift is measured and reported, not zero', async (harness, toolFormat) => {
     const { run, session, calls } = await finishedSession(harness, toolFormat, false);
     expect(calls.every((call) => call.mode === 'chat' && call.tokenInFallback === undefined)).toBe(true);
     const build = buildPrefixMerging(session.id, calls.map(toTrajectoryCall));
@@ -103,8 +118,15 @@ describe.skipIf(runtime === undefined)('token-in mode with real harness CLIs (Do
     expect(formatMergeStatistics(stats).join('\n')).toMatch(/measured drift: [1-9]\d* of \d+ call\(s\) continuing a lineage/);
   });
 
-  it.each(CASES)('%s (%s), token-in mode: the main lineage is one row, each turn conditioned on exactly the sampled tokens', async (harness, toolFormat) => {
-    const { session, calls } = await finishedSession(harness, toolFormat, true);
+  it.each(CASES)('%s (%s, %s), token-in mode: the main lineage is one row, each turn conditioned on exactly the sampled tokens', async (harness, toolFormat, engine) => {
+    const recording = engine === 'sglang' ? await startRecordingUpstream({ policy: scriptedPolicy(scriptFile), engine, toolFormat, drift: parseDriftSpec(TOKEN_IN_DRIFT) }) : undefined;
+    const { session, calls } = await finishedSession(harness, toolFormat, true, recording).finally(() => recording?.close());
+    expect(calls.every((call) => call.engine === engine)).toBe(true);
+    if (recording !== undefined) {
+      // Every captured call is what SGLang served: chat for the first, /generate with the spliced ids after.
+      expect(calls.map((call) => ({ promptTokenIds: call.capture.promptTokenIds, tokenIds: call.capture.tokenIds, logprobs: call.capture.logprobs }))).toEqual(recording.served.map(servedTokens));
+      expect(recording.served.map((served) => served.path)).toEqual(calls.map((call) => (call.mode === 'token_in' ? '/generate' : '/v1/chat/completions')));
+    }
     const trajectory = calls.map(toTrajectoryCall);
     const build = buildPrefixMerging(session.id, trajectory);
     expect(verifyTrajectory(trajectory, build)).toEqual([]);

@@ -49,6 +49,16 @@ describe('splitPromptIds', () => {
     expect(splitPromptIds(duplicate)).toBeUndefined();
   });
 
+  it("SGLang's per-choice ids: split from the first choice only, never taken for top-level ones", () => {
+    const answer = { id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: '' }, prompt_token_ids: ids(2000), token_ids: [1] }] };
+    const data = JSON.stringify(answer);
+    const split = splitPromptIds<typeof answer>(data, 'first-choice');
+    expect(parsePromptIdsJson(split!.promptIds)).toEqual(answer.choices[0]!.prompt_token_ids);
+    expect(split!.value).toEqual({ ...answer, choices: [{ ...answer.choices[0], prompt_token_ids: null }] });
+    expect(splitPromptIds(data)).toBeUndefined();
+    expect(splitPromptIds(firstChunk(ids(2000)), 'first-choice')).toBeUndefined();
+  });
+
   it('never cuts at a bracket inside the array: the rest no longer parses', () => {
     const nested = firstChunk([...ids(2000), [1, 2], 3]);
     expect(splitPromptIds(nested)).toBeUndefined();

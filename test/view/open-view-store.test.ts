@@ -40,12 +40,16 @@ describe('openViewStore and the viewer indexes', () => {
     expect(plan.map((row) => row.detail).join('\n')).toMatch(/sessions_by_run_reward/);
   });
 
-  it('reads a file written before the index migration (indexes missing) without upgrading it', () => {
+  it('reads a file that lacks the run-page indexes (and only index migrations) without upgrading it', () => {
     const dbPath = seeded();
     const db = new Database(dbPath);
     for (const name of VIEW_INDEXES) db.exec(`DROP INDEX ${name}`);
-    const behind = MIGRATIONS.findIndex((migration) => migration.name.startsWith('indexes for the viewer'));
-    expect(behind).toBeGreaterThan(0);
+    // The file is behind by whatever index-only migrations follow the last one that adds columns (a file
+    // behind that one lacks columns and is refused: next test). Later migrations added columns after the
+    // run-page indexes (calls.engine), so such a file now carries every column but not these indexes.
+    const behind = MIGRATIONS.findLastIndex((migration) => !onlyIndexes([migration])) + 1;
+    expect(behind).toBeGreaterThan(MIGRATIONS.findIndex((migration) => migration.name.startsWith('indexes for the viewer')));
+    expect(onlyIndexes(MIGRATIONS.slice(behind))).toBe(true);
     db.pragma(`user_version = ${behind}`);
     db.close();
     const view = openViewStore(dbPath);

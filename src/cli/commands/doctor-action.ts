@@ -5,14 +5,18 @@ import { printJson, printLine, printTable } from '../output.js';
 import { startRolloutUpstream } from '../../rollout/start-rollout-upstream.js';
 import { samplingFlagsOf } from '../sampling-options.js';
 import type { DoctorOptions } from './doctor.js';
+import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
 
 export async function doctorAction(options: DoctorOptions): Promise<void> {
   const sampling = resolveSamplingPolicy(samplingFlagsOf(options), DEFAULT_ROLLOUT_SAMPLING);
+  const engine = parseEngineFlag(options.engine);
   const upstream = await startRolloutUpstream(options.upstream, []);
   try {
     const profile = await inspectUpstream({
       upstreamUrl: upstream.url,
       model: options.model,
+      ...(engine !== undefined ? { engine } : {}),
+      ...(options.tokenIn === true ? { tokenIn: true } : {}),
       sampling,
       allowLogprobMismatch: options.allowLogprobMismatch,
       eosTokenIds: options.eosTokenIds,

@@ -2,10 +2,13 @@
 import type { Command } from 'commander';
 import { parseIntegerOption } from '../parse-number-option.js';
 import { addSamplingOptions, type SamplingOptionValues } from '../sampling-options.js';
+import { ENGINE_FLAG_HELP } from '../upstream-specs.js';
 
 export interface DoctorOptions extends SamplingOptionValues {
   upstream: string;
   model?: string;
+  engine?: string;
+  tokenIn?: boolean;
   json?: boolean;
   timeout: number;
   nonStreamingUpstream?: boolean;
@@ -15,7 +18,9 @@ export function registerDoctorCommand(program: Command): void {
   const command = program
     .command('doctor')
     .description('Check an upstream model server the way a rollout preflight does, and print every check')
-    .requiredOption('--upstream <url>', 'vLLM OpenAI base URL (e.g. http://127.0.0.1:8000/v1) or sim:<policy>[?option=value&…]')
+    .requiredOption('--upstream <url>', 'vLLM or SGLang OpenAI base URL (e.g. http://127.0.0.1:8000/v1) or sim:<policy>[?option=value&…]')
+    .option('--engine <name>', ENGINE_FLAG_HELP)
+    .option('--token-in', 'a run would use --token-in (SGLang without chat token ids is then usable through /generate)')
     .option('--model <name>', 'the model a run would use (required when the server serves several)')
     .option('--non-streaming-upstream', 'the gateway would capture non-streaming upstream (dropped streamed ids only warn)')
     .option('--timeout <seconds>', 'upper bound for all checks', parseIntegerOption('--timeout', 1), 20)

@@ -15,6 +15,8 @@ import { createLoggingRecorder } from '../logging-recorder.js';
 import { samplingFlagsOf } from '../sampling-options.js';
 import type { ProxyOptions } from './proxy.js';
 import { resolveToolFormat } from '../resolve-tool-format.js';
+import { ENGINE_LABELS, parseEngineFlag } from '../../upstream/engines/engine-name.js';
+import { detectEngine } from '../../upstream/engines/detect-engine.js';
 
 export async function proxyAction(options: ProxyOptions): Promise<void> {
   // The proxy captures training data like a rollout does, so it enforces the same on-policy defaults.
@@ -23,12 +25,15 @@ export async function proxyAction(options: ProxyOptions): Promise<void> {
   const specs = resolveUpstreamSpecs(options.upstream, options.upstreamsFile);
   if (specs.length === 0) throw new UsageError('polar proxy needs --upstream (or --upstreams-file)', 'e.g. --upstream http://127.0.0.1:8000/v1, or --upstream sim:echo');
   const toolFormat = resolveToolFormat(options.toolFormat, specs[0]);
+  const engine = parseEngineFlag(options.engine);
   const upstream = await startRolloutUpstreams(specs, []);
   let profile: UpstreamProfile | undefined;
   try {
     if (options.preflight) {
       [profile] = await preflightReplicas(upstream.urls, {
         model: options.model,
+        ...(engine !== undefined ? { engine } : {}),
+        tokenIn: options.tokenIn === true,
         sampling,
         allowLogprobMismatch: options.allowLogprobMismatch,
         eosTokenIds: options.eosTokenIds,
@@ -39,6 +44,8 @@ export async function proxyAction(options: ProxyOptions): Promise<void> {
     await upstream.close();
     throw error;
   }
+  // Without a preflight the family is the flag's, else asked of the first replica.
+  const gatewayEngine = profile?.engine ?? engine ?? (await detectEngine(upstream.urls[0] as string)).engine;
   const store = openStore(dbPath);
   const recorder = createStoreRecorder(store, { simulated: upstream.simulated });
   const gateway = createGateway({
@@ -46,6 +53,7 @@ export async function proxyAction(options: ProxyOptions): Promise<void> {
     replicaHealth: { intervalMs: options.healthInterval * 1000 },
     recorder: options.quiet ? recorder : createLoggingRecorder(recorder, printLine),
     upstreamModel: options.model,
+    engine: gatewayEngine,
     maxTokensCap: options.maxTokensCap,
     upstreamTimeoutMs: options.upstreamTimeout * 1000,
     maxBodyBytes: options.maxBodyBytes,
@@ -54,7 +62,7 @@ export async function proxyAction(options: ProxyOptions): Promise<void> {
     maxConcurrentPerSession: options.maxSessionCalls,
     recordUpstreamResponse: options.recordUpstreamResponse,
     tokenIn: options.tokenIn === true,
-    toolFormat,
+    ...(toolFormat !== undefined ? { toolFormat } : {}),
     tokenInHistory: (id) => store.calls.listBySession(id),
     sampling,
     profile,
@@ -66,7 +74,7 @@ export async function proxyAction(options: ProxyOptions): Promise<void> {
     printLine(`polar gateway listening on ${url}${options.socket ? ` and ${options.socket}` : ''}`);
     for (const url of upstream.urls) printLine(`upstream: ${url}${upstream.simulated ? ' (built-in simulator)' : ''}`);
     if (profile) {
-      printLine(`model: ${profile.model}${profile.maxModelLen ? ` (max_model_len ${profile.maxModelLen})` : ''}${profile.vllmVersion ? `, vLLM ${profile.vllmVersion}` : ''}`);
+      printLine(`model: ${profile.model}${profile.maxModelLen ? ` (max_model_len ${profile.maxModelLen})` : ''}${profile.engineVersion ? `, ${ENGINE_LABELS[profile.engine]} ${profile.engineVersion}` : ''}`);
       printLine(`logprobs: ${profile.logprobMode}${profile.logprobsMatchSampling ? '' : ' (NOT the sampling distribution\'s; --allow-logprob-mismatch)'}; eos ids ${profile.eosTokenIds.join(',')}`);
     }
     printLine(`sampling: ${describeSamplingPolicy(sampling)}`);

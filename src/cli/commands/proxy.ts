@@ -1,7 +1,7 @@
 // `polar proxy`: the capturing gateway as a standalone server, behind the same preflight as a rollout.
 import type { Command } from 'commander';
 import { parseIntegerOption } from '../parse-number-option.js';
-import { collectUpstream, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
+import { collectUpstream, ENGINE_FLAG_HELP, TOKEN_IN_FLAG_HELP, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 import { addSamplingOptions, type SamplingOptionValues } from '../sampling-options.js';
 
 export interface ProxyOptions extends SamplingOptionValues {
@@ -13,6 +13,7 @@ export interface ProxyOptions extends SamplingOptionValues {
   socket?: string;
   db?: string;
   model?: string;
+  engine?: string;
   maxTokensCap?: number;
   upstreamTimeout: number;
   maxBodyBytes: number;
@@ -33,6 +34,7 @@ export function registerProxyCommand(program: Command): void {
     .description('Run the gateway: harnesses call it as OpenAI / Anthropic / Google; it forwards to vLLM and records every token')
     .option('--upstream <url>', `required: ${UPSTREAM_FLAG_HELP}`, collectUpstream)
     .option('--upstreams-file <file>', UPSTREAMS_FILE_HELP)
+    .option('--engine <name>', ENGINE_FLAG_HELP)
     .option('--health-interval <seconds>', 'seconds between health checks of each replica when there are several (0 = none)', parseIntegerOption('--health-interval', 0), 5)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0 = any free port)', parseIntegerOption('--port'), 8100)
@@ -45,9 +47,9 @@ export function registerProxyCommand(program: Command): void {
     .option('--header-timeout <seconds>', 'seconds a client may take to send its request headers', parseIntegerOption('--header-timeout', 1), 60)
     .option('--body-timeout <seconds>', 'seconds a client may pause while sending its request body (0 = no limit)', parseIntegerOption('--body-timeout', 0), 30)
     .option('--max-session-calls <n>', 'model calls one session may have in flight; more get a 429', parseIntegerOption('--max-session-calls', 1), 64)
-    .option('--non-streaming-upstream', 'capture streaming calls non-streaming upstream and stream to the client (vLLM 0.10.2–~0.12)')
-    .option('--token-in', 'send calls that continue a lineage as its exact tokens plus the new tail (/tokenize + /v1/completions); others go the chat way, with the reason recorded')
-    .option('--tool-format <format>', 'the upstream\'s tool-call parser, for token-in output: hermes or qwen3_coder (default: the sim\'s, else hermes)')
+    .option('--non-streaming-upstream', 'capture streaming calls non-streaming upstream and stream to the client (vLLM 0.10.2–~0.12; SGLang always is)')
+    .option('--token-in', TOKEN_IN_FLAG_HELP)
+    .option('--tool-format <format>', 'the upstream\'s tool-call parser, for token-in output: hermes or qwen3_coder (default: the sim\'s, else SGLang\'s --tool-call-parser, else hermes)')
     .option('--no-preflight', 'skip the upstream checks at start (e.g. the model server is not up yet)')
     .option('--quiet', 'do not print a line per call')
     .option('--record-upstream-response', 'also store the upstream response bytes of successful calls (they repeat the stored token ids)');

@@ -20,6 +20,8 @@ import { warnAboutEmulation } from '../task-set-load-options.js';
 import { parseTaskSetName } from '../../eval/swebench/families/task-set.js';
 import type { RolloutFlags } from './rollout.js';
 import { resolveToolFormat } from '../resolve-tool-format.js';
+import type { ToolFormat } from '../../model-format/format-types.js';
+import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
 import { resolveUpstreamSpecs } from '../upstream-specs.js';
 
 export async function rolloutAction(flags: RolloutFlags): Promise<void> {
@@ -34,6 +36,7 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
     );
   }
   if (flags.resume === undefined) warnAboutEmulation(flags);
+  const engine = parseEngineFlag(flags.engine);
   const sampling = resolveSamplingPolicy(samplingFlagsOf(flags), DEFAULT_ROLLOUT_SAMPLING);
   const store = openStore(resolveDbPath(flags.db));
   const dashboard = !flags.json && process.stdout.isTTY ? mountDashboard() : undefined;
@@ -58,9 +61,10 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
           ...(replicas.length > 0 ? { replicas } : {}),
           sampling,
           ...(flags.model !== undefined ? { model: flags.model } : {}),
+          ...(engine !== undefined ? { engine } : {}),
           ...(flags.maxTokensCap !== undefined ? { maxTokensCap: flags.maxTokensCap } : {}),
           ...(flags.upstreamTimeout !== undefined ? { upstreamTimeoutSeconds: flags.upstreamTimeout } : {}),
-          ...(flags.tokenIn === true ? { tokenIn: true, toolFormat: resolveToolFormat(flags.toolFormat, upstream) } : {}),
+          ...(flags.tokenIn === true ? { tokenIn: true, ...withToolFormat(resolveToolFormat(flags.toolFormat, upstream)) } : {}),
           ...(flags.allowLogprobMismatch ? { allowLogprobMismatch: true } : {}),
           ...(flags.eosTokenIds !== undefined ? { eosTokenIds: flags.eosTokenIds } : {}),
           ...(flags.maxAttempts !== undefined ? { maxAttempts: flags.maxAttempts } : {}),
@@ -90,6 +94,11 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
     await dashboard?.close();
     store.close();
   }
+}
+
+/** The token-in tool format, when the flag or the simulator spec names one (else the server's parser decides). */
+function withToolFormat(format: ToolFormat | undefined): { toolFormat?: ToolFormat } {
+  return format === undefined ? {} : { toolFormat: format };
 }
 
 /** Session container limits: the defaults, with what the flags set. */

@@ -4,7 +4,7 @@ import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../
 import { addSamplingOptions, type SamplingOptionValues } from '../sampling-options.js';
 import { addTaskSetOptions, type TaskSetFlags } from '../task-set-options.js';
 import { parseIntegerOption } from '../parse-number-option.js';
-import { collectUpstream, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
+import { collectUpstream, ENGINE_FLAG_HELP, TOKEN_IN_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 
 export interface RolloutFlags extends ContainerLimitFlags, TaskSetFlags, SamplingOptionValues {
   harness?: string;
@@ -20,6 +20,7 @@ export interface RolloutFlags extends ContainerLimitFlags, TaskSetFlags, Samplin
   upstream?: string[];
   upstreamsFile?: string;
   model?: string;
+  engine?: string;
   maxTokensCap?: number;
   upstreamTimeout?: number;
   tokenIn?: boolean;
@@ -42,13 +43,14 @@ export function registerRolloutCommand(program: Command): void {
     .option('--dataset <file|owner/name[:split]>', 'SWE-bench records (JSON, JSONL or parquet file), or a Hugging Face Hub dataset (split test by default)')
     .option('--resume <run>', 'continue an interrupted or killed run (finished sessions are kept)')
     .option('--instance <id...>', 'only these instance ids')
-    .option('--upstream <url>', 'required: vLLM OpenAI base URL (…/v1), or sim:<policy> (sim:oracle applies the gold patches); repeat it for several replicas of the same model', collectUpstream)
+    .option('--upstream <url>', 'required: vLLM or SGLang OpenAI base URL (…/v1), or sim:<policy> (sim:oracle applies the gold patches); repeat it for several replicas of the same model', collectUpstream)
     .option('--upstreams-file <file>', UPSTREAMS_FILE_HELP)
+    .option('--engine <name>', ENGINE_FLAG_HELP)
     .option('--model <name>', 'served model to sample (required when the upstream lists several)')
     .option('--max-tokens-cap <n>', 'upper bound on max_tokens sent upstream', parseIntegerOption('--max-tokens-cap', 1))
     .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails', parseIntegerOption('--upstream-timeout', 1))
-    .option('--token-in', 'send calls that continue a lineage as its exact tokens plus the new tail (/tokenize + /v1/completions); others go the chat way, with the reason recorded')
-    .option('--tool-format <format>', 'the upstream\'s tool-call parser, for token-in output: hermes or qwen3_coder (default: the sim\'s, else hermes)')
+    .option('--token-in', TOKEN_IN_FLAG_HELP)
+    .option('--tool-format <format>', 'the upstream\'s tool-call parser, for token-in output: hermes or qwen3_coder (default: the sim\'s, else SGLang\'s --tool-call-parser, else hermes)')
     .option('--max-attempts <n>', 'attempts of a session before an infrastructure failure is final', parseIntegerOption('--max-attempts', 1))
     .option('--pull-concurrency <n>', 'task images pulled at once', parseIntegerOption('--pull-concurrency', 1))
     .option('--preflight-timeout <seconds>', 'upper bound of the upstream preflight (default 20)', parseIntegerOption('--preflight-timeout', 1))

@@ -9,6 +9,7 @@ import { openStore } from '../../store/open-store.js';
 import { containerLimitsFromFlags } from '../container-limit-options.js';
 import { printError, printLine } from '../output.js';
 import { resolveUpstreamSpecs } from '../upstream-specs.js';
+import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
 import { waitForShutdown } from '../wait-for-shutdown.js';
 import type { ServeFlags } from './serve.js';
 
@@ -17,6 +18,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
   if (upstreams.length === 0) {
     throw new UsageError('polar serve needs --upstream: the model server to sample from', 'e.g. --upstream http://127.0.0.1:8000/v1 (vLLM), or --upstream sim:oracle');
   }
+  const engine = parseEngineFlag(flags.engine);
   const dbPath = resolveDbPath(flags.db);
   const store = openStore(dbPath);
   const limits = containerLimitsFromFlags(flags);
@@ -24,6 +26,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     timeoutSeconds: flags.timeout,
     evaluate: flags.eval,
     ...(flags.model !== undefined ? { model: flags.model } : {}),
+    ...(engine !== undefined ? { engine } : {}),
     ...(flags.maxTokensCap !== undefined ? { maxTokensCap: flags.maxTokensCap } : {}),
     ...(flags.upstreamTimeout !== undefined ? { upstreamTimeoutSeconds: flags.upstreamTimeout } : {}),
     ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),

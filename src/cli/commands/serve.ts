@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../container-limit-options.js';
 import { parseIntegerOption } from '../parse-number-option.js';
-import { collectUpstream, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
+import { collectUpstream, ENGINE_FLAG_HELP, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 
 export interface ServeFlags extends ContainerLimitFlags {
   host: string;
@@ -13,6 +13,7 @@ export interface ServeFlags extends ContainerLimitFlags {
   db?: string;
   token?: string;
   model?: string;
+  engine?: string;
   maxTokensCap?: number;
   upstreamTimeout?: number;
   concurrency?: number;
@@ -35,6 +36,7 @@ export function registerServeCommand(program: Command): void {
     .option('--port <n>', 'port to listen on (0 = any free port)', parseIntegerOption('--port'), 8080)
     .option('--upstream <url>', UPSTREAM_FLAG_HELP, collectUpstream)
     .option('--upstreams-file <file>', UPSTREAMS_FILE_HELP)
+    .option('--engine <name>', ENGINE_FLAG_HELP)
     .option('--db <file>', 'SQLite database (default: $POLAR_DB or ./polar.db); a restart on it resumes every unfinished batch')
     .option('--token <token>', 'bearer token of the API (default: $POLAR_SERVE_TOKEN, else generated and printed to stderr)')
     .option('--model <name>', 'served model to sample (required when the upstream lists several)')

@@ -112,6 +112,7 @@ export function callToJson(call: StoredCall): Record<string, unknown> {
     token_in_fallback: call.tokenInFallback ?? null,
     policy_version: call.policyVersion ?? null,
     upstream_replica: call.upstreamReplica ?? null,
+    engine: call.engine ?? null,
     finish_reason: call.capture.finishReason,
     stop_reason: call.capture.stopReason,
     usage: { prompt_tokens: call.capture.promptTokens, completion_tokens: call.capture.completionTokens },

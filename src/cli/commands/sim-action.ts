@@ -23,7 +23,7 @@ export async function simAction(options: SimOptions): Promise<void> {
     returnTokenIds: options.tokenIds,
     toolCalling: options.toolCalling,
   });
-  printLine(`polar sim (policy ${options.policy}) serving an OpenAI-compatible API at ${sim.url}`);
+  printLine(`polar sim (policy ${options.policy}) serving an OpenAI-compatible API${spec.engine === 'sglang' ? ' shaped like SGLang\'s (native routes at the server root)' : ''} at ${sim.url}`);
   try {
     await waitForShutdown();
   } finally {

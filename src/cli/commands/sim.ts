@@ -1,4 +1,4 @@
-// `polar sim`: the built-in vLLM-compatible simulated model on a real socket.
+// `polar sim`: the built-in simulated model on a real socket, vLLM-compatible or SGLang-shaped (--engine sglang).
 import type { Command } from 'commander';
 import { parseIntegerOption } from '../parse-number-option.js';
 
@@ -17,6 +17,11 @@ export interface SimOptions {
 
 /** Flags whose value goes through the same parser as the `sim:<policy>?option=value` spec options. */
 export const SPEC_FLAGS: [flag: string, key: string, description: string][] = [
+  ['--engine <name>', 'engine', 'imitate vllm (default) or sglang: its routes (/generate, /get_server_info ...), answer shapes and version flaws'],
+  ['--sglang-version <version>', 'sglangVersion', 'with --engine sglang: the version /get_server_info reports (default 0.5.19, 0.5.13 with --no-token-ids)'],
+  ['--reasoning-parser <bool>', 'reasoningParser', 'with --engine sglang: false imitates a server without --reasoning-parser (thinking stays in content)'],
+  ['--tokenize-messages <bool>', 'tokenizeMessages', 'with --engine sglang: false imitates an older /tokenize that takes text only'],
+  ['--router-workers <n>', 'routerWorkers', "with --engine sglang: answer as SGLang's router in front of n workers (GET /workers)"],
   ['--served-model-name <a,b>', 'servedModelName', 'serve several model names (the first is the default)'],
   ['--max-model-len <n>', 'maxModelLen', 'context window in tokens (default 32768)'],
   ['--logprobs-mode <mode>', 'logprobsMode', 'raw (vLLM default: logprobs ignore temperature) | processed'],
@@ -44,12 +49,12 @@ export function optionName(key: string): string {
 export function registerSimCommand(program: Command): void {
   const command = program
     .command('sim')
-    .description('Serve the built-in simulated model (vLLM-compatible, real Qwen3 tokenizer and chat template)')
+    .description('Serve the built-in simulated model (vLLM-compatible, or SGLang-shaped with --engine sglang; real Qwen3 tokenizer and chat template)')
     .option('--policy <spec>', `what the model does: ${SIM_POLICY_SPECS.join(' | ')}`, 'noop')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0 = any free port)', parseIntegerOption('--port'), 8000)
     .option('--model-name <name>', 'served model name (default polar-sim-qwen3)')
-    .option('--no-token-ids', 'imitate vLLM < 0.10.2 (ignore return_token_ids)')
+    .option('--no-token-ids', 'imitate vLLM < 0.10.2 (ignore return_token_ids); with --engine sglang, SGLang before PR #30917 (no token ids on chat)')
     .option('--no-tool-calling', 'imitate a server started without --enable-auto-tool-choice');
   for (const [flag, , description] of SPEC_FLAGS) command.option(flag, description);
   command.action(async (options: SimOptions) => (await import('./sim-action.js')).simAction(options));

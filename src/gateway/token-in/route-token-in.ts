@@ -1,11 +1,10 @@
-// One call in token-in mode: plan it over the session's lineages, send it as token ids, adapt the answer to chat.
-import { Readable } from 'node:stream';
-import type { IncomingMessage } from 'node:http';
+// One call in token-in mode: plan it over the session's lineages, send it as token ids through the engine
+// adapter (vLLM /v1/completions, SGLang /generate), the answer read back in the chat shape.
 import type { CallRecord } from '../../capture/call-record.js';
 import type { FormatMessage, FormatTool, ParseOptions, ToolFormat } from '../../model-format/format-types.js';
-import { readBody, type UpstreamClient, type UpstreamResponse } from '../../upstream/upstream-client.js';
+import type { EngineAdapter, TokenInCall } from '../../upstream/engines/engine.js';
+import type { UpstreamClient, UpstreamResponse } from '../../upstream/upstream-client.js';
 import type { ChatCompletionRequestWire } from '../../upstream/vllm-api-types.js';
-import { completionToChat, CompletionStreamToChat, type CompletionWire } from './completion-to-chat.js';
 import type { CallMode, TokenInFallback } from './token-in-fallback.js';
 import { parsedTurn } from './parsed-turn.js';
 import { extendLineage, planTokenIn, type TokenInLineage } from './token-in-lineages.js';
@@ -17,6 +16,12 @@ export interface TokenInOptions {
   toolFormat?: ToolFormat;
   /** The upstream's context length: completions default to 16 new tokens, chat to the rest of the context. */
   maxModelLen?: number | null;
+  /**
+   * A call that continues no lineage goes upstream as token ids too: the upstream's own rendering of the
+   * conversation (from /tokenize), recorded as a chat-mode call with its fallback reason. For an engine
+   * whose chat answers carry no ids (SGLang before PR #30917); otherwise such calls go the chat way.
+   */
+  renderFallbacks?: boolean;
 }
 
 /** How a call goes upstream: as token ids continuing a lineage, or the chat way (with why). */
@@ -46,7 +51,7 @@ function unsupported(body: ChatCompletionRequestWire): string | undefined {
   return images ? 'the conversation carries images' : undefined;
 }
 
-/** The upstream's rendering of the conversation, and its context length (vLLM's /tokenize answers both). */
+/** The upstream's rendering of the conversation, and its context length (vLLM's and SGLang's /tokenize answer both). */
 async function tokenizeConversation(
   upstream: UpstreamClient,
   body: ChatCompletionRequestWire,
@@ -65,50 +70,13 @@ async function tokenizeConversation(
 }
 
 /**
- * The /v1/completions body: the chat body's sampling, the token-id prompt. Without max_tokens it asks for
- * the rest of the context, as the chat endpoint does (completions would stop after 16 tokens).
- */
-function completionsBody(body: ChatCompletionRequestWire, promptIds: number[], maxModelLen: number | null | undefined): Record<string, unknown> {
-  const maxTokens = body.max_tokens ?? (maxModelLen ? maxModelLen - promptIds.length : undefined);
-  const { model, temperature, top_p, top_k, min_p, seed, stop, presence_penalty, frequency_penalty, stream, stream_options, skip_special_tokens } = body;
-  return {
-    model,
-    prompt: promptIds,
-    ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
-    ...{ temperature, top_p, top_k, min_p, seed, stop, presence_penalty, frequency_penalty, stream, stream_options, skip_special_tokens },
-    logprobs: body.top_logprobs ?? 0,
-    return_token_ids: true,
-  };
-}
-
-/** The answer of /v1/completions, in the chat shape the relays read (non-200 answers pass unchanged). */
-async function adapt(response: UpstreamResponse, stream: boolean, options: ParseOptions): Promise<UpstreamResponse> {
-  if (response.status !== 200) return response;
-  if (stream) {
-    const converted = new CompletionStreamToChat(options);
-    response.body.on('error', (error) => converted.destroy(error));
-    converted.on('close', () => {
-      if (!response.body.readableEnded) response.body.destroy();
-    });
-    response.body.pipe(converted);
-    return { ...response, body: converted as unknown as IncomingMessage };
-  }
-  const raw = await readBody(response.body);
-  let text: string;
-  try {
-    text = JSON.stringify(completionToChat(JSON.parse(raw.toString('utf8')) as CompletionWire, options));
-  } catch {
-    text = raw.toString('utf8'); // the relay reports it as not a chat.completion
-  }
-  return { ...response, body: Readable.from([Buffer.from(text)]) as unknown as IncomingMessage };
-}
-
-/**
  * Routes one call of a session. Contract: never throws for a conversation it cannot splice; it then
- * answers a chat route with the typed fallback reason.
+ * answers a chat route with the typed fallback reason (or, with renderFallbacks, the upstream's own
+ * rendering sent as token ids, with the same reason).
  */
 export async function routeTokenIn(
   upstream: UpstreamClient,
+  engine: EngineAdapter,
   sessionId: number,
   body: ChatCompletionRequestWire,
   options: TokenInOptions,
@@ -131,20 +99,18 @@ export async function routeTokenIn(
     send: (s, accept) => upstream.chatCompletions(chatBody, s, accept),
     committed,
   });
+  const asIds = (mode: CallMode, fallback: TokenInFallback | null, promptIds: number[], maxModelLen: number | null): TokenInRoute => {
+    const call: TokenInCall = { chat: body, promptIds, maxModelLen: options.maxModelLen ?? maxModelLen, parse: format };
+    const sent = engine.tokenInBody(call);
+    return { mode, fallback, body: sent, send: (s, accept) => engine.sendTokenIn(upstream, call, sent, s, accept), committed };
+  };
   const why = unsupported(body);
   if (why) return chat({ reason: 'unsupported-request', detail: why });
-  if (lineages.length === 0) return chat({ reason: 'no-lineage', detail: 'the session has no open lineage yet' });
+  if (lineages.length === 0 && options.renderFallbacks !== true) return chat({ reason: 'no-lineage', detail: 'the session has no open lineage yet' });
   const rendered = await tokenizeConversation(upstream, body, signal);
   if (!rendered) return chat({ reason: 'tokenize-failed', detail: 'the upstream’s /tokenize answered no token ids for the conversation' });
-  const plan = planTokenIn(lineages, body.messages as unknown as FormatMessage[], rendered.tokens);
-  if (plan.mode === 'chat') return chat(plan.fallback);
+  const plan = lineages.length === 0 ? ({ mode: 'chat', fallback: { reason: 'no-lineage', detail: 'the session has no open lineage yet' } } as const) : planTokenIn(lineages, body.messages as unknown as FormatMessage[], rendered.tokens);
+  if (plan.mode === 'chat') return options.renderFallbacks === true ? asIds('chat', plan.fallback, rendered.tokens, rendered.maxModelLen) : chat(plan.fallback);
   continued = plan.lineage;
-  const sent = Buffer.from(JSON.stringify(completionsBody(body, plan.promptIds, options.maxModelLen ?? rendered.maxModelLen)));
-  return {
-    mode: 'token_in',
-    fallback: null,
-    body: sent,
-    send: async (s, accept) => adapt(await upstream.completions(sent, s, accept), body.stream, format),
-    committed,
-  };
+  return asIds('token_in', null, plan.promptIds, rendered.maxModelLen);
 }

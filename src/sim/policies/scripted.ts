@@ -1,8 +1,8 @@
-// The scripted policy: replays turns from a JSON file, turn k for the k-th assistant turn of the conversation.
+// The scripted policy: replays turns from a JSON file, turn k for the k-th turn the model takes in the conversation.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
-import { countAssistantTurns, isErrorTurn, type Policy, type PolicyTurn } from '../policy.js';
+import { countModelTurns, isErrorTurn, type Policy, type PolicyTurn } from '../policy.js';
 import type { SimChatRequest } from '../sim-request.js';
 import { findShellTool, shellCall } from './shell-tool.js';
 
@@ -59,13 +59,14 @@ export function loadPolicyScript(file: string): PolicyScript {
 }
 
 /**
- * Turn k (0-based) answers the request that already holds k assistant messages. Once the script is
+ * Turn k (0-based) answers the request in which the model already took k turns (countModelTurns: a
+ * harness's scripted opening turn, e.g. Qwen Code's, is not one of them). Once the script is
  * exhausted it answers `final` (default SCRIPT_EXHAUSTED_TURN, a short text that ends the agent's loop)
  * rather than repeating the last turn, which could loop a harness forever on a tool call.
  */
 export function scriptedPolicy(scriptOrFile: PolicyScript | string): Policy {
   const loaded = typeof scriptOrFile === 'string' ? loadPolicyScript(scriptOrFile) : scriptOrFile;
-  return (request) => resolveShellCalls(loaded.turns[countAssistantTurns(request)] ?? loaded.final ?? SCRIPT_EXHAUSTED_TURN, request);
+  return (request) => resolveShellCalls(loaded.turns[countModelTurns(request)] ?? loaded.final ?? SCRIPT_EXHAUSTED_TURN, request);
 }
 
 /** The tool name that stands for the harness's own shell tool, so one script drives every harness. */

@@ -7,8 +7,12 @@ export interface DetectedEos {
   ids: number[];
 }
 
-/** Empty ids when the server has no `/tokenize` or none of the texts fits. Never throws for HTTP errors. */
-export async function detectEosTokenIds(root: URL, model: string, signal: AbortSignal): Promise<DetectedEos> {
+/**
+ * Empty ids when the server has no `/tokenize` or none of the texts fits. Never throws for HTTP errors.
+ * `fallbackRendered`: a template rendering to use when `/tokenize` cannot render messages (older SGLang,
+ * whose /tokenize takes text only): the prompt ids of a probe chat answer.
+ */
+export async function detectEosTokenIds(root: URL, model: string, signal: AbortSignal, fallbackRendered?: readonly number[]): Promise<DetectedEos> {
   const url = new URL('tokenize', root);
   const rendered = await probeJson(url, signal, {
     model,
@@ -18,7 +22,7 @@ export async function detectEosTokenIds(root: URL, model: string, signal: AbortS
     ],
     add_generation_prompt: false,
   });
-  const renderedIds = tokensOf(rendered);
+  const renderedIds = tokensOf(rendered) ?? fallbackRendered ?? null;
   if (renderedIds === null) return { ids: [] };
   const single = new Map<string, number>();
   for (const text of END_OF_TURN_TEXTS) {

@@ -41,14 +41,17 @@ export function toolProbeBody(model: string, withTools: boolean, stream: boolean
   };
 }
 
-/** Two of these that differ only in temperature tell raw from processed logprobs. */
-export function logprobProbeBody(model: string, temperature: number): Record<string, unknown> {
+/**
+ * Two of these that differ only in temperature tell raw from processed logprobs; two that differ only in
+ * top_p tell logprobs scaled by temperature alone (SGLang) from fully processed ones.
+ */
+export function logprobProbeBody(model: string, temperature: number, topP = 1): Record<string, unknown> {
   return {
     model,
     messages: LOGPROB_MESSAGES,
     max_tokens: 8,
     temperature,
-    top_p: 1,
+    top_p: topP,
     top_k: -1,
     seed: PROBE_SEED,
     logprobs: true,

@@ -1,6 +1,8 @@
 // What the preflight learned about the upstream model server: stored with the run (manifest) and
-// handed to the gateway (served model, reasoning field, eos ids, streaming capture).
+// handed to the gateway (engine, served model, reasoning field, eos ids, streaming capture).
 import type { ExitCode } from '../../errors.js';
+import type { ToolFormat } from '../../model-format/format-types.js';
+import type { EngineName } from '../engines/engine-name.js';
 
 /** One preflight check, as `polar doctor` prints it. */
 export interface PreflightCheck {
@@ -20,6 +22,10 @@ export interface PreflightCheck {
 export interface UpstreamProfile {
   /** Base URL of the OpenAI API (`…/v1`). */
   url: string;
+  /** The server family (`--engine`, else detected): how calls ask for ids and which routes they take. */
+  engine: EngineName;
+  /** The version the server reports (vLLM `/version`, SGLang `/get_server_info`), null when it has none. */
+  engineVersion: string | null;
   /** True when the server says it is polar's simulator (`/version` ends in `-polar-sim`). */
   simulated: boolean;
   /** The model polar sends upstream (named, or the only one listed). */
@@ -28,10 +34,13 @@ export interface UpstreamProfile {
   models: string[];
   /** The served model's context window (`max_model_len` of its model card), when reported. */
   maxModelLen: number | null;
-  /** `/version`, when the server has it. */
+  /** vLLM's `/version`, when the server has it (null for SGLang: see engineVersion). */
   vllmVersion: string | null;
-  /** Whether returned logprobs are taken before (`raw`) or after (`processed`) temperature/top-k/top-p. */
-  logprobMode: 'processed' | 'raw' | 'unknown';
+  /**
+   * Whether returned logprobs are taken before (`raw`) or after (`processed`) temperature/top-k/top-p;
+   * `scaled`: after temperature only, before top-k/top-p/min-p (SGLang's default).
+   */
+  logprobMode: LogprobMode;
   /**
    * True when exported logprobs are the sampling distribution's (processed, or raw with an unmodified
    * distribution). False is only possible with `allowLogprobMismatch` (recorded here) or `--sampling harness`.
@@ -53,4 +62,18 @@ export interface UpstreamProfile {
   templateFingerprint: string;
   /** Every check in order, passed and failed. */
   checks: PreflightCheck[];
+  /** SGLang: `--tool-call-parser` and `--reasoning-parser` as `/get_server_info` reports them (null: not set). */
+  toolCallParser?: string | null;
+  reasoningParser?: string | null;
+  /** The tool-call format token-in output is parsed with, when the server names its parser (SGLang). */
+  toolFormat?: ToolFormat;
+  /** SGLang: tokens the KV cache holds (`max_total_num_tokens`). */
+  maxTotalTokens?: number | null;
+  /** SGLang: whether non-streaming chat answers carry token ids (PR #30917); false sends token-in fallbacks to /generate. */
+  chatTokenIds?: boolean;
+  /** SGLang behind its router: the worker URLs the router lists. */
+  routerWorkers?: string[];
 }
+
+/** What a server's logprobs are (see UpstreamProfile.logprobMode). */
+export type LogprobMode = 'processed' | 'scaled' | 'raw' | 'unknown';

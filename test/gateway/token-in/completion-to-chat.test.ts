@@ -1,7 +1,7 @@
 // The token-in adapter: /v1/completions answers become the vLLM chat shapes the relays read, streamed or not.
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { completionToChat, CompletionStreamToChat, type CompletionWire } from '../../../src/gateway/token-in/completion-to-chat.js';
+import { completionToChat, CompletionStreamToChat, type CompletionWire } from '../../../src/upstream/engines/completion-to-chat.js';
 import type { ParseOptions, ToolFormat } from '../../../src/model-format/format-types.js';
 import { decodeChatCompletion } from '../../../src/upstream/decode-chat-completion.js';
 import { ChatStreamDecoder } from '../../../src/upstream/chat-stream-decoder.js';

@@ -1,4 +1,5 @@
-// Token-in mode end to end: official SDKs -> gateway -> the drifting simulator, on real sockets;
+// Token-in mode end to end: official SDKs -> gateway -> the drifting simulator, on real sockets, for each
+// engine family (vLLM: /tokenize + /v1/completions; SGLang: /tokenize + /generate, never streamed upstream);
 // every assertion reads what the store committed and the prefix-merging build of it.
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -10,6 +11,7 @@ import { buildPrefixMerging } from '../../../src/trajectory/build-prefix-merging
 import { verifyTrajectory } from '../../../src/trajectory/verify-trajectory.js';
 import type { Policy } from '../../../src/sim/policy.js';
 import { REALISTIC_DRIFT } from '../../../src/sim/sim-drift.js';
+import type { EngineName } from '../../../src/upstream/engines/engine-name.js';
 import { type GatewayStack, startGatewayStack } from '../../helpers/gateway-stack.js';
 
 const TURNS = 7;
@@ -27,8 +29,8 @@ const policy: Policy = (request) => {
 };
 const tool = { name: 'bash', description: 'Run a shell command', parameters: { type: 'object', properties: { command: { type: 'string' }, timeout: { type: 'integer' } } } };
 
-async function stack(tokenIn: boolean, toolFormat: ToolFormat = 'hermes', nonStreamingUpstream = false): Promise<GatewayStack> {
-  const started = await startGatewayStack({ policy, sim: { toolFormat, drift: DRIFT }, gateway: { tokenIn, toolFormat, nonStreamingUpstream } });
+async function stack(engine: EngineName, tokenIn: boolean, toolFormat: ToolFormat = 'hermes', nonStreamingUpstream = false): Promise<GatewayStack> {
+  const started = await startGatewayStack({ policy, sim: { toolFormat, drift: DRIFT, engine }, gateway: { tokenIn, toolFormat, nonStreamingUpstream, engine } });
   stacks.push(started);
   return started;
 }
@@ -74,10 +76,11 @@ async function anthropicSession(s: GatewayStack, stream: boolean): Promise<void>
 }
 
 
-function expectOneFaithfulRow(s: GatewayStack): void {
+function expectOneFaithfulRow(s: GatewayStack, engine: EngineName): void {
   const calls = s.store.calls.listBySession(s.sessionId);
   expect(calls).toHaveLength(TURNS);
   expect(calls.map((call) => call.status)).toEqual(Array(TURNS).fill('ok'));
+  expect(calls.every((call) => call.engine === engine)).toBe(true);
   expect(calls[0]).toMatchObject({ mode: 'chat', tokenInFallback: { reason: 'no-lineage' } });
   for (const call of calls.slice(1)) {
     expect(call.mode).toBe('token_in');
@@ -94,35 +97,35 @@ function expectOneFaithfulRow(s: GatewayStack): void {
   }
 }
 
-describe('token-in mode through the gateway', () => {
+describe.each(['vllm', 'sglang'] as const)('token-in mode through the gateway (%s)', (engine) => {
   it.each([
     ['hermes', false],
     ['hermes', true],
     ['qwen3_coder', false],
     ['qwen3_coder', true],
   ] as const)('OpenAI SDK, %s, stream %s: one row, every later call token_in, fidelity holds', async (toolFormat, stream) => {
-    const s = await stack(true, toolFormat);
+    const s = await stack(engine, true, toolFormat);
     await openaiSession(s, stream);
-    expectOneFaithfulRow(s);
+    expectOneFaithfulRow(s, engine);
   });
 
   it('--non-streaming-upstream: streamed to the client, captured whole upstream, still token_in and one row', async () => {
-    const s = await stack(true, 'hermes', true);
+    const s = await stack(engine, true, 'hermes', true);
     await openaiSession(s, true);
-    expectOneFaithfulRow(s);
+    expectOneFaithfulRow(s, engine);
     const sent = s.store.calls.listBySession(s.sessionId, { withRaw: true }).at(-1)!;
     expect(JSON.parse(sent.raw.upstreamRequest!.toString('utf8'))).toMatchObject({ stream: false });
     expect(sent.stream).toBe(true);
   });
 
   it.each([false, true])('Anthropic SDK, stream %s: one row, every later call token_in, fidelity holds', async (stream) => {
-    const s = await stack(true);
+    const s = await stack(engine, true);
     await anthropicSession(s, stream);
-    expectOneFaithfulRow(s);
+    expectOneFaithfulRow(s, engine);
   });
 
   it('the same session in chat mode drifts and splits; calls are recorded as chat without a fallback', async () => {
-    const s = await stack(false);
+    const s = await stack(engine, false);
     await openaiSession(s, false);
     const calls = s.store.calls.listBySession(s.sessionId);
     expect(calls.every((call) => call.mode === 'chat' && call.tokenInFallback === undefined)).toBe(true);
@@ -132,7 +135,7 @@ describe('token-in mode through the gateway', () => {
   });
 
   it('a side call between main calls starts its own lineage; the main one stays token_in and one row', async () => {
-    const s = await stack(true);
+    const s = await stack(engine, true);
     await openaiSession(s, true, undefined, (client) =>
       client.chat.completions.create({ model: 'gpt-x', messages: [{ role: 'system', content: 'Write a title.' }, { role: 'user', content: 'Fix the bug.' }] }),
     );
@@ -148,7 +151,7 @@ describe('token-in mode through the gateway', () => {
   });
 
   it('a harness that edits an earlier assistant message falls back with assistant-edited, recorded', async () => {
-    const s = await stack(true);
+    const s = await stack(engine, true);
     await openaiSession(s, false, (messages) => {
       const assistant = messages.findLast((message) => message.role === 'assistant') as OpenAI.ChatCompletionAssistantMessageParam;
       const call = assistant.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall;
@@ -164,9 +167,16 @@ describe('token-in mode through the gateway', () => {
     expect(calls.slice(1, 4).map((call) => call.mode)).toEqual(['token_in', 'token_in', 'token_in']);
     // What went upstream: the token-id prompt, and (no max_tokens asked, no preflight) the rest of the context.
     const [sent] = s.store.calls.listBySession(s.sessionId, { withRaw: true }).slice(5);
-    const body = JSON.parse(sent!.raw.upstreamRequest!.toString('utf8')) as { prompt: number[]; max_tokens: number; return_token_ids: boolean };
-    expect(body.prompt).toEqual(sent!.capture.promptTokenIds);
-    expect(body.max_tokens).toBe(32768 - body.prompt.length); // the simulator's default max_model_len
-    expect(body.return_token_ids).toBe(true);
+    if (engine === 'vllm') {
+      const body = JSON.parse(sent!.raw.upstreamRequest!.toString('utf8')) as { prompt: number[]; max_tokens: number; return_token_ids: boolean };
+      expect(body.prompt).toEqual(sent!.capture.promptTokenIds);
+      expect(body.max_tokens).toBe(32768 - body.prompt.length); // the simulator's default max_model_len
+      expect(body.return_token_ids).toBe(true);
+    } else {
+      const body = JSON.parse(sent!.raw.upstreamRequest!.toString('utf8')) as { input_ids: number[]; sampling_params: { max_new_tokens: number }; return_logprob: boolean; stream: boolean };
+      expect(body.input_ids).toEqual(sent!.capture.promptTokenIds);
+      expect(body.sampling_params.max_new_tokens).toBe(32768 - body.input_ids.length);
+      expect(body).toMatchObject({ return_logprob: true, stream: false });
+    }
   });
 });

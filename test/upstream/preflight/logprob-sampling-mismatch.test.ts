@@ -17,6 +17,14 @@ describe('logprobSamplingMismatch', () => {
     expect(logprobSamplingMismatch('unknown', { ...DEFAULT_ROLLOUT_SAMPLING, topK: 20 })).toMatch(/logprobs of unknown kind .* top_k 20/);
   });
 
+  it('accepts temperature-scaled logprobs (SGLang) at any temperature, not with top-k/top-p/min-p', () => {
+    expect(logprobSamplingMismatch('scaled', { ...DEFAULT_ROLLOUT_SAMPLING, temperature: 0.6 })).toBeNull();
+    expect(logprobSamplingMismatch('scaled', hot)).toBe(
+      "the server returns logprobs after temperature but before top-k/top-p/min-p, and the run samples with top_p 0.95: exported logprobs would not be the sampling distribution's",
+    );
+    expect(logprobSamplingMismatch('scaled', { ...DEFAULT_ROLLOUT_SAMPLING, minP: 0.05 })).toMatch(/min_p 0.05/);
+  });
+
   it('leaves harness-chosen sampling to the preflight warning', () => {
     expect(logprobSamplingMismatch('raw', { ...hot, mode: 'harness' })).toBeNull();
   });

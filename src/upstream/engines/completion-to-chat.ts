@@ -3,8 +3,8 @@ import { Transform, type TransformCallback } from 'node:stream';
 import type { ParseOptions } from '../../model-format/format-types.js';
 import { makeToolCallId, ModelStreamParser } from '../../model-format/model-stream-parser.js';
 import { parseModelOutput } from '../../model-format/parse-model-output.js';
-import { SseDataParser } from '../../upstream/sse-line-splitter.js';
-import type { ChatCompletionChunkWire, ChatCompletionWire, LogprobEntryWire, UsageWire } from '../../upstream/vllm-api-types.js';
+import { SseDataParser } from '../sse-line-splitter.js';
+import type { ChatCompletionChunkWire, ChatCompletionWire, LogprobEntryWire, UsageWire } from '../vllm-api-types.js';
 
 /** Legacy completions logprobs (`tokens`, `token_logprobs`, `top_logprobs`). */
 export interface LegacyLogprobsWire {
@@ -41,7 +41,7 @@ function logprobContent(legacy: LegacyLogprobsWire | null): LogprobEntryWire[] |
 }
 
 /** vLLM reports `tool_calls` when the model stopped on its own after tool calls were parsed. */
-function chatFinish(finish: string | null, toolCalls: boolean): string | null {
+export function chatFinish(finish: string | null, toolCalls: boolean): string | null {
   return finish === 'stop' && toolCalls ? 'tool_calls' : finish;
 }
 

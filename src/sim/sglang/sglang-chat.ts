@@ -1,0 +1,86 @@
+// SGLang's /v1/chat/completions in the simulator: token ids on non-streaming answers only (with
+// return_token_ids since PR #30917, the prompt's alone with return_prompt_token_ids), a 400 for ids asked
+// on a stream (serving_chat.py @ 002897c2 _convert_to_internal_request), streamed chunks without ids.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { adjustLogprobs, applyStopStrings } from '../apply-sim-behaviour.js';
+import { chatCompletionChunks } from '../chat-completion-chunks.js';
+import type { PolicyContext } from '../policy.js';
+import { badRequest } from '../sim-errors.js';
+import { parseSimRequest, type SimChatRequest } from '../sim-request.js';
+import { headersOf, readJson, sendJson, write, type ResolvedOptions, type SimServerStats } from '../sim-server.js';
+import { simulateCompletion, type SimulatedCompletion } from '../simulate-completion.js';
+import { DEFAULT_COMPAT } from '../vllm-compat.js';
+import { buildSglangChatCompletion } from './sglang-chat-completion.js';
+import { checkSglangContextWindow } from './sglang-context-window.js';
+import { withSglangErrors } from './sglang-errors.js';
+import { clientGone, countRequest, failOrStall } from './sglang-faults.js';
+import { paceTokens } from './sglang-pace.js';
+import { truncateCompletion } from './truncate-completion.js';
+
+/** SGLang's chat request reads `reasoning_content` on assistant turns; a `reasoning` field is dropped by its model. */
+function withoutReasoningField(request: SimChatRequest): SimChatRequest {
+  return { ...request, messages: request.messages.map((message) => (message.role === 'assistant' && 'reasoning' in message ? { ...message, reasoning: undefined } : message)) };
+}
+
+export function handleSglangChat(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats): Promise<void> {
+  return withSglangErrors(res, async () => {
+    const count = countRequest(req, o, stats);
+    if (count.restarted) return;
+    const body = (await readJson(req)) as Record<string, unknown>;
+    const parsed = parseSimRequest(body);
+    const signal = clientGone(res);
+    if (await failOrStall(res, o, count, parsed.stream === true, signal)) return;
+    const wantsIds = parsed.return_token_ids === true && o.sglang.chatTokenIds;
+    const wantsPromptIds = body['return_prompt_token_ids'] === true;
+    if (parsed.stream && wantsPromptIds) throw badRequest('return_prompt_token_ids is not supported with streaming. Please set stream=false when using return_prompt_token_ids=true.');
+    if (parsed.stream && wantsIds) throw badRequest('return_token_ids is not supported with streaming. Please set stream=false when using return_token_ids=true.');
+    const request = withoutReasoningField(parsed);
+    // SGLang answers as whatever model was asked (the name picks a LoRA adapter or the base model).
+    const model = typeof request.model === 'string' ? request.model : o.modelName;
+    stats.inFlight++;
+    try {
+      const context: PolicyContext = { headers: headersOf(req), modelName: model };
+      // The window is SGLang's to check (its wording): the shared simulation gets an unbounded one.
+      const unbounded = await simulateCompletion(request, o.policy, { ...o, modelName: model, maxModelLen: Number.MAX_SAFE_INTEGER }, context);
+      const requestedMax = request.max_completion_tokens ?? request.max_tokens;
+      checkSglangContextWindow(unbounded.promptTokenIds.length, requestedMax, o.maxModelLen);
+      const stopped = applyStopStrings(truncateCompletion(unbounded, o.maxModelLen - unbounded.promptTokenIds.length), request.stop);
+      const sim: SimulatedCompletion = { ...stopped, logprobs: adjustLogprobs(stopped.logprobs, request, o.behaviour), ...(o.behaviour.toolCalling ? {} : { toolMode: { kind: 'none' } }) };
+      const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;
+      const created = Math.floor(Date.now() / 1000);
+      const answerModel = o.behaviour.answerModel ?? model;
+      if (!request.stream) {
+        if (!(await paceTokens(o, Math.max(1, sim.tokenIds.length), true, signal))) return;
+        const shape = { id, created, model: answerModel, promptIds: wantsIds || wantsPromptIds, sampledIds: wantsIds, toolParser: o.behaviour.toolCalling, reasoningParser: o.sglang.reasoningParser };
+        sendJson(res, 200, buildSglangChatCompletion(sim, shape));
+        return;
+      }
+      await streamChat(res, o, sim, request, { id, created, model: answerModel }, signal);
+    } finally {
+      stats.inFlight--;
+      if (signal.aborted) stats.disconnects++;
+    }
+  });
+}
+
+/** The streamed answer: vLLM-like chunks without any id fields, `reasoning_content` deltas, `matched_stop` at the end. */
+async function streamChat(res: ServerResponse, o: ResolvedOptions, sim: SimulatedCompletion, request: SimChatRequest, base: { id: string; created: number; model: string }, signal: AbortSignal): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+  const identity = { ...base, serverReturnsTokenIds: false, compat: DEFAULT_COMPAT, reasoningFields: ['reasoning_content'] as const };
+  const matched = sim.finishReason === 'stop' ? (sim.stopReason ?? sim.tokenIds.at(-1) ?? null) : null;
+  let first = true;
+  for (const { chunk, tokens } of chatCompletionChunks(sim, request, identity, o.chunkTokens)) {
+    for (const choice of chunk.choices) {
+      const shaped = choice as unknown as Record<string, unknown>;
+      if ('stop_reason' in shaped) {
+        delete shaped['stop_reason'];
+        shaped['matched_stop'] = choice.finish_reason ? matched : null;
+      }
+    }
+    if (tokens > 0 && !(await paceTokens(o, tokens, first, signal))) return;
+    if (tokens > 0) first = false;
+    if (!(await write(res, `data: ${JSON.stringify(chunk)}\n\n`, signal))) return;
+  }
+  if (await write(res, 'data: [DONE]\n\n', signal)) res.end();
+}

@@ -1,0 +1,155 @@
+// SGLang's native POST /generate in the simulator (io_struct.py GenerateReqInput; http_server.py @ 0025436e):
+// `input_ids` or `text`, `sampling_params` (max_new_tokens default 128), `return_logprob` (+ top_logprobs_num),
+// `stream` (every chunk cumulative: text, output_ids and logprobs so far). No template: the prompt ids are
+// read back into the chat request the policy answers, as for vLLM's token-in /v1/completions.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import type { SglangFinishReasonWire, SglangGenerateWire, SglangTokenLogprobWire } from '../../upstream/engines/sglang-api-types.js';
+import { adjustLogprobs } from '../apply-sim-behaviour.js';
+import { chatRequestFromPrompt } from '../chatml-request.js';
+import { isErrorTurn } from '../policy.js';
+import { createIncrementalDecoder, decodeTokens, encodeText, QWEN_TOKEN_IDS } from '../qwen-tokenizer.js';
+import { renderSampledText } from '../render-sampled-text.js';
+import { badRequest, SimHttpError } from '../sim-errors.js';
+import type { SimChatRequest } from '../sim-request.js';
+import { headersOf, readJson, sendJson, write, type ResolvedOptions, type SimServerStats } from '../sim-server.js';
+import { logprobEntries } from '../simulate-completion.js';
+import { alternativeLogprobs } from '../synthetic-logprobs.js';
+import { checkSglangContextWindow } from './sglang-context-window.js';
+import { withSglangErrors } from './sglang-errors.js';
+import { clientGone, countRequest, failOrStall } from './sglang-faults.js';
+import { paceTokens } from './sglang-pace.js';
+
+const generateSchema = z.object({
+  text: z.string().nullish(),
+  input_ids: z.array(z.number().int().min(0)).min(1).nullish(),
+  sampling_params: z
+    .object({
+      max_new_tokens: z.number().int().min(0).nullish(),
+      temperature: z.number().nullish(),
+      skip_special_tokens: z.boolean().nullish(),
+    })
+    .passthrough()
+    .nullish(),
+  return_logprob: z.boolean().nullish(),
+  top_logprobs_num: z.number().int().min(0).nullish(),
+  logprob_start_len: z.number().int().nullish(),
+  return_text_in_logprobs: z.boolean().nullish(),
+  stream: z.boolean().nullish(),
+});
+
+/** One generation: the ids, each token's text, the finish, the logprob entries (when asked). */
+interface Generated {
+  promptIds: number[];
+  ids: number[];
+  texts: string[];
+  finish: SglangFinishReasonWire;
+  logprobs: SglangTokenLogprobWire[] | null;
+  top: SglangTokenLogprobWire[][] | null;
+}
+
+async function generate(body: z.infer<typeof generateSchema>, headers: Record<string, string | undefined>, o: ResolvedOptions): Promise<Generated> {
+  const promptIds = body.input_ids ?? (typeof body.text === 'string' ? encodeText(body.text) : undefined);
+  if (promptIds === undefined) throw badRequest('Either text, input_ids or input_embeds should be provided.');
+  const params = body.sampling_params ?? {};
+  const maxNew = params.max_new_tokens ?? 128;
+  checkSglangContextWindow(promptIds.length, maxNew, o.maxModelLen);
+  let promptText: string;
+  try {
+    promptText = decodeTokens(promptIds);
+  } catch (error) {
+    throw badRequest(error instanceof Error ? error.message : String(error));
+  }
+  const chat = chatRequestFromPrompt(promptText, o.toolFormat);
+  let turn;
+  try {
+    turn = await o.policy(chat, { headers, modelName: o.modelName });
+  } catch (error) {
+    throw new SimHttpError(500, `The simulator policy failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (isErrorTurn(turn)) throw new SimHttpError(turn.error.status, turn.error.message);
+  const thinking = chat.chat_template_kwargs?.['enable_thinking'] !== false;
+  const toolMode = chat.tools ? ({ kind: 'auto' } as const) : ({ kind: 'none' } as const);
+  const sampled = renderSampledText(turn, { thinking, toolMode, toolFormat: o.toolFormat, drift: o.drift, driftKey: promptText });
+  const truncated = sampled.tokenIds.length > maxNew;
+  const ids = truncated ? sampled.tokenIds.slice(0, maxNew) : sampled.tokenIds;
+  const stopped = !truncated && sampled.finish === 'stop';
+  const decoder = createIncrementalDecoder();
+  const skipSpecial = params.skip_special_tokens ?? true;
+  const texts = ids.map((id, i) => {
+    const text = decoder.push(id);
+    return skipSpecial && stopped && i === ids.length - 1 && id === QWEN_TOKEN_IDS.imEnd ? '' : text;
+  });
+  const finish: SglangFinishReasonWire = stopped ? { type: 'stop', matched: ids.at(-1) ?? null } : { type: 'length', length: ids.length };
+  if (body.return_logprob !== true) return { promptIds, ids, texts, finish, logprobs: null, top: null };
+  const topK = body.top_logprobs_num ?? 0;
+  // SGLang's default logprobs follow temperature (sampler.py); SGLANG_RETURN_ORIGINAL_LOGPROB=1 gives raw ones.
+  const entries = adjustLogprobs(logprobEntries(ids, topK, false), { messages: [], temperature: params.temperature ?? 1 } as SimChatRequest, o.behaviour) ?? [];
+  const withText = body.return_text_in_logprobs === true;
+  const logprobs = entries.map((entry, i): SglangTokenLogprobWire => [entry.logprob, ids[i] as number, withText ? entry.token : null]);
+  // logprobEntries lists the sampled token, then alternativeLogprobs' candidates in order: their ids, aligned.
+  const top =
+    topK > 0
+      ? entries.map((entry, i) => {
+          const altIds = [ids[i] as number, ...alternativeLogprobs(i, ids[i] as number, topK - 1).map((alt) => alt.id)];
+          return (entry.top_logprobs ?? []).map((alt, k): SglangTokenLogprobWire => [alt.logprob, altIds[k] ?? 0, withText ? alt.token : null]);
+        })
+      : null;
+  return { promptIds, ids, texts, finish, logprobs, top };
+}
+
+/** The answer after `n` of the tokens (all of them: the final, non-streaming answer). */
+function answerAt(g: Generated, n: number, id: string, started: number): SglangGenerateWire {
+  const done = n === g.ids.length;
+  return {
+    text: g.texts.slice(0, n).join(''),
+    output_ids: g.ids.slice(0, n),
+    meta_info: {
+      id,
+      finish_reason: done ? g.finish : null,
+      prompt_tokens: g.promptIds.length,
+      completion_tokens: n,
+      cached_tokens: 0,
+      weight_version: 'default',
+      ...(g.logprobs ? { output_token_logprobs: g.logprobs.slice(0, n) } : {}),
+      ...(g.top ? { output_top_logprobs: g.top.slice(0, n) } : {}),
+      ...(done ? { e2e_latency: (performance.now() - started) / 1000 } : {}),
+    },
+  };
+}
+
+export function handleSglangGenerate(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats): Promise<void> {
+  return withSglangErrors(res, async () => {
+    const started = performance.now();
+    const count = countRequest(req, o, stats);
+    if (count.restarted) return;
+    const parsed = generateSchema.safeParse(await readJson(req));
+    if (!parsed.success) throw badRequest(`1 validation error for GenerateReqInput\n${parsed.error.issues[0]?.path.join('.') ?? 'body'}\n  ${parsed.error.issues[0]?.message ?? ''}`);
+    const signal = clientGone(res);
+    if (await failOrStall(res, o, count, parsed.data.stream === true, signal)) return;
+    stats.inFlight++;
+    try {
+      const g = await generate(parsed.data, headersOf(req), o);
+      const id = randomUUID().replace(/-/g, '');
+      if (parsed.data.stream !== true) {
+        if (!(await paceTokens(o, Math.max(1, g.ids.length), true, signal))) return;
+        sendJson(res, 200, answerAt(g, g.ids.length, id, started));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+      const step = Math.max(1, o.chunkTokens);
+      let sent = 0;
+      do {
+        const n = Math.min(sent + step, g.ids.length);
+        if (!(await paceTokens(o, n - sent, sent === 0, signal))) return;
+        if (!(await write(res, `data: ${JSON.stringify(answerAt(g, n, id, started))}\n\n`, signal))) return;
+        sent = n;
+      } while (sent < g.ids.length);
+      if (await write(res, 'data: [DONE]\n\n', signal)) res.end();
+    } finally {
+      stats.inFlight--;
+      if (signal.aborted) stats.disconnects++;
+    }
+  });
+}
