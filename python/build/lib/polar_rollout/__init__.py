@@ -1,0 +1,1 @@
+"""polar_rollout: a standard-library client for ``polar serve`` and per-trainer adapters."""

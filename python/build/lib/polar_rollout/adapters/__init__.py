@@ -1,0 +1,1 @@
+"""One module per trainer; each imports its trainer only when used."""
