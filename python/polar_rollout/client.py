@@ -10,7 +10,7 @@ import http.client
 import os
 import time
 import uuid
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Generator, List, Mapping, Optional, Sequence
 
 from .batch import Batch
 from .errors import InvalidResponse, WaitTimeout
@@ -190,12 +190,13 @@ class PolarClient:
 
         return GroupIterator(fetch, batch_id, cursor=cursor, follow=follow, poll_interval=poll_interval)
 
-    def events(self, *, reconnect: bool = True, read_timeout: float = 60.0) -> Iterator[Event]:
+    def events(self, *, reconnect: bool = True, read_timeout: float = 60.0) -> Generator[Event, None, None]:
         """Server-sent events (``GET /v1/events``) as :class:`~polar_rollout.events.Event`.
 
         With ``reconnect`` a broken or ended stream is opened again with backoff (each new connection
         starts with a ``hello`` event); events sent while disconnected are lost, so count on the results
         cursor, not on events, for data. ``read_timeout`` must exceed the server's keep-alive (15 s).
+        ``close()`` the generator (or leave the loop) to close the connection.
         """
         policy, transport = self.retry_policy, self._transport
         failures = 0
