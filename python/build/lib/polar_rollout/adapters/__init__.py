@@ -1,1 +1,0 @@
-"""One module per trainer; each imports its trainer only when used."""
