@@ -207,7 +207,7 @@ class PolarClient:
                 failures += 1
                 if not reconnect or not policy.should_retry(failure.phase, idempotent=True, attempt=failures):
                     raise transport.gave_up("GET", "/v1/events", failure, failures, idempotent=True) from failure.cause
-                time.sleep(policy.delay(failures, retry_after=failure.retry_after))
+                transport.wait_before_retry("GET", "/v1/events", failure, failures)
                 continue
             broken: Optional[Failure] = None
             try:
@@ -227,7 +227,7 @@ class PolarClient:
                 if not reconnect and broken is None:
                     return
                 raise transport.gave_up("GET", "/v1/events", ended, failures, idempotent=True) from ended.cause
-            time.sleep(policy.delay(failures))
+            transport.wait_before_retry("GET", "/v1/events", ended, failures)
 
     # --- generation ----------------------------------------------------------------------------------
 

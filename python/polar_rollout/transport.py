@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
 import socket
 import time
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple, TypeVar, Union
@@ -20,6 +21,9 @@ T = TypeVar("T")
 QueryValue = Union[str, int, float, bool, None]
 
 USER_AGENT = "polar-rollout/0.1 (python)"
+
+#: Retries are logged here at WARNING (the standard library's logging; silent unless the application configures it).
+logger = logging.getLogger("polar_rollout")
 
 
 class Failure(Exception):
@@ -76,7 +80,7 @@ class Transport:
             except Failure as failure:
                 if not self.policy.should_retry(failure.phase, idempotent=idempotent, attempt=attempt):
                     raise self.gave_up(method, path, failure, attempt, idempotent=idempotent) from failure.cause
-                self._sleep(self.policy.delay(attempt, retry_after=failure.retry_after))
+                self.wait_before_retry(method, path, failure, attempt)
 
     def open(
         self,
@@ -124,6 +128,12 @@ class Transport:
         if response.status in RETRY_STATUSES:
             raise Failure(STATUS, refusal, parse_retry_after(response.getheader("Retry-After")))
         raise refusal
+
+    def wait_before_retry(self, method: str, path: str, failure: Failure, attempt: int) -> None:
+        """Logs the retry and sleeps the policy's delay before repeat number ``attempt``."""
+        delay = self.policy.delay(attempt, retry_after=failure.retry_after)
+        logger.warning("%s %s%s: %s; retry %d of %d in %.2f s", method, self.base_url, path, describe(failure.cause), attempt, self.policy.max_retries, delay)
+        self._sleep(delay)
 
     def gave_up(self, method: str, path: str, failure: Failure, attempts: int, *, idempotent: bool) -> PolarError:
         """The error for a call that will not be sent again."""

@@ -1,11 +1,11 @@
 // Packaging of python/: the offline install python/README.md documents works in a fresh venv of Debian's
-// python3 (pip 23, setuptools 66, no index), installs every module and py.typed, and the package passes
-// `mypy --strict` for Python 3.9 (Debian's mypy).
+// python3 (pip 23, setuptools 66, no index), installs every module and py.typed, and the package and the
+// Python example pass `mypy --strict` for Python 3.9 (Debian's mypy).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClientVenv, DEBIAN_MYPY, PYTHON_DIR, pythonSkipReason, run } from './debian-python.js';
+import { createClientVenv, DEBIAN_MYPY, PYTHON_DIR, pythonSkipReason, REPO, run } from './debian-python.js';
 
 const skip = pythonSkipReason({ venv: true, mypy: true });
 
@@ -38,8 +38,9 @@ describe.skipIf(skip !== undefined)('python/ package (Debian python3, offline)',
     expect(pip).toContain('polar_rollout/py.typed');
   });
 
-  it('type-checks with mypy --strict for Python 3.9', async () => {
-    const { code, output } = await run(DEBIAN_MYPY, ['--python-version', '3.9', '--strict', '--cache-dir', '/dev/null', '-p', 'polar_rollout'], { MYPYPATH: PYTHON_DIR }, false);
+  it('type-checks with mypy --strict for Python 3.9 (the package and examples/async_grpo.py)', async () => {
+    const files = [path.join(PYTHON_DIR, 'polar_rollout'), path.join(REPO, 'examples', 'async_grpo.py')];
+    const { code, output } = await run(DEBIAN_MYPY, ['--python-version', '3.9', '--strict', '--cache-dir', '/dev/null', ...files], { MYPYPATH: PYTHON_DIR }, false);
     expect(output).toMatch(/^Success: no issues found/m);
     expect(code).toBe(0);
   }, 120_000);

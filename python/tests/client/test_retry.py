@@ -69,8 +69,11 @@ def client(url: str, retries: int = 4) -> PolarClient:
 class ClientRetryTest(unittest.TestCase):
     def test_a_get_is_retried_through_resets_and_503(self) -> None:
         with FakeServer(failing_then(["reset", "503", "reset"], {"generation": {}})) as server:
-            self.assertEqual(client(server.url).status(), {"generation": {}})
+            with self.assertLogs("polar_rollout", level="WARNING") as logged:
+                self.assertEqual(client(server.url).status(), {"generation": {}})
             self.assertEqual(len(server.requests), 4)
+        self.assertEqual([line.split("; ")[-1].split(" in ")[0] for line in logged.output], ["retry 1 of 4", "retry 2 of 4", "retry 3 of 4"])
+        self.assertIn("HTTP 503 starting", logged.output[1])
 
     def test_a_submit_is_retried_with_the_same_idempotency_key(self) -> None:
         with FakeServer(failing_then(["reset", "reset"], {"id": "b_1", "status": "queued", "created": True})) as server:

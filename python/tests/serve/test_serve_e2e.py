@@ -130,8 +130,11 @@ class ServeEndToEndTest(unittest.TestCase):
         self.server.kill9()
         restart = threading.Timer(1.5, self.server.start)  # the client's next request finds the port closed
         restart.start()
-        rest = list(groups)
+        with self.assertLogs("polar_rollout", level="WARNING") as retries:
+            rest = list(groups)
         restart.join()
+        refused = [line for line in retries.output if "/results" in line and "ConnectionRefusedError" in line]
+        self.assertTrue(refused, f"the client met the dead server and retried: {retries.output}")
         self.assertEqual(self.server.starts, 2)
         delivered = [first, *rest]
         type(self).groups = delivered
@@ -157,7 +160,8 @@ class ServeEndToEndTest(unittest.TestCase):
         self.assertEqual(page.rows, [row for group in self.groups for row in group.rows])
         one = self.client.results(self.batch.id, limit=1, messages=False)
         self.assertEqual((one.groups, one.next_cursor), (1, first.cursor))
-        self.assertNotIn("messages", one.rows[0])
+        self.assertIsInstance(page.rows[0]["messages"], list)
+        self.assertIsNone(one.rows[0]["messages"], "messages=False is sent as the query's messages=false")
         done = self.client.results(self.batch.id, cursor=last.cursor)
         self.assertEqual((done.rows, done.groups, done.next_cursor), ([], 0, last.cursor))
         verl = self.client.results(self.batch.id, format="verl")
