@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import unittest
-from typing import List, Optional
+from typing import List
 
 from fake_server import FakeServer, Reply, Request, error_body
 
