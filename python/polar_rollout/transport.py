@@ -139,7 +139,7 @@ class Transport:
         """The error for a call that will not be sent again."""
         where = f"{method} {self.base_url}{path}"
         cause = describe(failure.cause)
-        if failure.phase == STATUS and isinstance(failure.cause, PolarError) and attempts == 1:
+        if failure.phase == STATUS and isinstance(failure.cause, PolarError) and not idempotent:
             return failure.cause  # a non-idempotent call answered 502/503/504: report the answer as it is
         if failure.phase == RESOLVE:
             return ConnectionLost(f"{where}: the host does not resolve ({cause})", hint="Check the URL (url= or POLAR_SERVE_URL).", attempts=attempts)
