@@ -20,7 +20,7 @@ from .retry import CONNECT, RESOLVE, RETRY_STATUSES, STATUS, TRANSFER, RetryPoli
 T = TypeVar("T")
 QueryValue = Union[str, int, float, bool, None]
 
-USER_AGENT = "polar-rollout/0.1 (python)"
+USER_AGENT = "polar-rollout (python)"
 
 #: Retries are logged here at WARNING (the standard library's logging; silent unless the application configures it).
 logger = logging.getLogger("polar_rollout")
