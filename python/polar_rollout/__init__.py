@@ -1,1 +1,56 @@
-"""polar_rollout: a standard-library client for ``polar serve`` and per-trainer adapters."""
+"""polar_rollout: a standard-library client for ``polar serve`` and per-trainer adapters.
+
+    from polar_rollout import PolarClient
+    client = PolarClient()  # POLAR_SERVE_URL, POLAR_SERVE_TOKEN
+    batch = client.submit("pi", tasks=rows, samples=8)
+    for group in client.groups(batch.id):
+        train_on(group.rows)
+"""
+
+from __future__ import annotations
+
+from .batch import TERMINAL_STATUSES, Batch, GroupCounts, SessionCounts
+from .client import PolarClient
+from .errors import (
+    Conflict,
+    ConnectionLost,
+    InvalidRequest,
+    InvalidResponse,
+    NotFound,
+    PayloadTooLarge,
+    PolarError,
+    ServerError,
+    Unauthorized,
+    WaitTimeout,
+)
+from .events import Event
+from .groups import Group, GroupIterator
+from .results import ResultsPage, Row
+from .retry import RetryPolicy
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "TERMINAL_STATUSES",
+    "Batch",
+    "Conflict",
+    "ConnectionLost",
+    "Event",
+    "Group",
+    "GroupCounts",
+    "GroupIterator",
+    "InvalidRequest",
+    "InvalidResponse",
+    "NotFound",
+    "PayloadTooLarge",
+    "PolarClient",
+    "PolarError",
+    "ResultsPage",
+    "RetryPolicy",
+    "Row",
+    "ServerError",
+    "SessionCounts",
+    "Unauthorized",
+    "WaitTimeout",
+    "__version__",
+]

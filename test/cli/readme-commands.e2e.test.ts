@@ -69,7 +69,7 @@ describe.skipIf(docker === undefined)("the README's two commands in a fresh clon
     const test = await execa('npm', ['test', '--', 'test/runtime/labels.test.ts', 'test/runtime/socket-bridge.docker.test.ts'], { cwd: clone, env, all: true, reject: false });
     expect(test.exitCode, test.all).toBe(0);
     const stdout = stripVTControlCharacters(test.stdout);
-    for (const step of ['Docker engine', 'test base image', 'harness bundles', 'chromium']) expect(stdout).toMatch(new RegExp(`^  ${step}.*\\d s  `, 'm'));
+    for (const step of ['Docker engine', 'test base image', 'harness bundles', 'chromium', 'Debian Python']) expect(stdout).toMatch(new RegExp(`^  ${step}.*\\d s  `, 'm'));
     expect(stdout).toMatch(/Test Files\s+2 passed/);
   }, 600_000);
 });

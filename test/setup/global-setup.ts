@@ -1,6 +1,7 @@
 // Global set-up of the docker project: makes the README's `npm test` pass on a fresh machine by installing,
 // once, what the Docker and end-to-end tests need and is missing: a Docker engine, the offline test base
-// image, every harness bundle in harnesses/, and Debian's chromium (browser tests). One line per step, with
+// image, every harness bundle in harnesses/, Debian's chromium (browser tests) and Debian's Python with
+// venv, pip, setuptools and mypy (the tests of python/). One line per step, with
 // its time. When a step fails: in CI the run fails; elsewhere the reason is printed and the tests that need
 // the missing part skip (no engine, no image) or fail with their own message.
 import { spawn } from 'node:child_process';
@@ -11,6 +12,7 @@ import { resolveCacheDir } from '../../src/config/paths.js';
 import { installHarness } from '../../src/harness/install-harness.js';
 import { isHarnessInstalled } from '../../src/harness/is-harness-installed.js';
 import { listHarnesses } from '../../src/harness/load-harness-manifest.js';
+import { ensureDebianPython } from '../python/debian-python.js';
 import { isCi } from './is-ci.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -29,6 +31,7 @@ export default async function setup(_project: TestProject): Promise<void> {
     await step('harness bundles', ensureHarnessBundles);
   }
   await step('chromium (browser tests)', ensureChromium);
+  await step('Debian Python (python/)', async () => ensureDebianPython());
 }
 
 async function ensureDockerEngine(): Promise<StepResult> {

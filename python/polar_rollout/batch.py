@@ -1,0 +1,102 @@
+"""A batch as ``polar serve`` describes it (``POST`` / ``GET /v1/rollouts``), with the JSON's field names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional
+
+from .errors import InvalidResponse
+
+#: Statuses after which a batch never changes again.
+TERMINAL_STATUSES = frozenset({"finished", "cancelled", "failed"})
+
+
+@dataclass(frozen=True)
+class SessionCounts:
+    """``sessions`` of a batch: how many there are, and where they stand."""
+
+    total: int
+    done: int
+    queued: int = 0
+    running: int = 0
+    #: Ended sessions by status (``completed``, ``timeout``, ``cancelled``, ...).
+    by_status: Dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GroupCounts:
+    """``groups`` of a batch: one group per task; ``completed`` once all its samples ended."""
+
+    total: int
+    completed: int
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A batch of rollouts. ``submit`` fills ``id``, ``status`` and ``created``; ``get``/``list``/``cancel`` the rest.
+
+    ``created`` is ``False`` when the server already had a batch for this idempotency key (a repeated or
+    retried submit) and ``None`` on answers other than a submit's. ``raw`` is the whole JSON object, for
+    fields newer than this client.
+    """
+
+    id: str
+    status: str
+    created: Optional[bool] = None
+    status_reason: Optional[str] = None
+    run: Optional[str] = None
+    harness: Optional[str] = None
+    policy_version: Optional[int] = None
+    created_at: Optional[str] = None
+    finished_at: Optional[str] = None
+    sessions: Optional[SessionCounts] = None
+    groups: Optional[GroupCounts] = None
+    callback: Optional[Dict[str, Any]] = None
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def terminal(self) -> bool:
+        """True once the batch is ``finished``, ``cancelled`` or ``failed``."""
+        return self.status in TERMINAL_STATUSES
+
+    @classmethod
+    def from_json(cls, value: Any) -> Batch:
+        """Reads a batch object of the API (an :class:`InvalidResponse` when ``id`` or ``status`` is missing)."""
+        if not isinstance(value, dict) or not isinstance(value.get("id"), str) or not isinstance(value.get("status"), str):
+            raise InvalidResponse(f"not a batch (an object with string id and status): {str(value)[:200]}")
+        sessions = value.get("sessions")
+        groups = value.get("groups")
+        callback = value.get("callback")
+        return cls(
+            id=value["id"],
+            status=value["status"],
+            created=_typed(value.get("created"), bool),
+            status_reason=_typed(value.get("status_reason"), str),
+            run=_typed(value.get("run"), str),
+            harness=_typed(value.get("harness"), str),
+            policy_version=_typed(value.get("policy_version"), int),
+            created_at=_typed(value.get("created_at"), str),
+            finished_at=_typed(value.get("finished_at"), str),
+            sessions=_session_counts(sessions) if isinstance(sessions, dict) else None,
+            groups=GroupCounts(total=int(groups.get("total", 0)), completed=int(groups.get("completed", 0))) if isinstance(groups, dict) else None,
+            callback=callback if isinstance(callback, dict) else None,
+            raw=value,
+        )
+
+
+def _session_counts(value: Dict[str, Any]) -> SessionCounts:
+    by_status = value.get("by_status")
+    return SessionCounts(
+        total=int(value.get("total", 0)),
+        done=int(value.get("done", 0)),
+        queued=int(value.get("queued", 0)),
+        running=int(value.get("running", 0)),
+        by_status={str(key): int(count) for key, count in by_status.items()} if isinstance(by_status, dict) else {},
+    )
+
+
+def _typed(value: Any, kind: type) -> Any:
+    """``value`` when it is a ``kind`` (a bool is not taken for an int), else None."""
+    if kind is int and isinstance(value, bool):
+        return None
+    return value if isinstance(value, kind) else None

@@ -1,0 +1,265 @@
+"""``PolarClient``: a typed mirror of ``polar serve``'s HTTP API (see ``GET /openapi.json``).
+
+Every method is one route. Nothing here decides anything the server decides: groups, rows, advantages and
+policy versions come back as the server computed them.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import time
+import uuid
+from typing import Any, Dict, Generator, List, Mapping, Optional, Sequence
+
+from .batch import Batch
+from .errors import InvalidResponse, WaitTimeout
+from .events import Event, SseDecoder
+from .groups import GroupIterator
+from .results import ResultsPage, read_page
+from .retry import TRANSFER, RetryPolicy
+from .transport import Failure, QueryValue, Transport, read_json, route
+
+DEFAULT_URL = "http://127.0.0.1:8080"
+
+
+class PolarClient:
+    """A client of one ``polar serve``.
+
+    ``url`` defaults to ``$POLAR_SERVE_URL`` (else ``http://127.0.0.1:8080``) and ``token`` to
+    ``$POLAR_SERVE_TOKEN``. ``timeout`` bounds each socket operation (connect, each read) in seconds.
+    A call that loses its connection is sent again after an exponential backoff with jitter
+    (``backoff`` seconds doubled per retry, at most ``max_backoff``), up to ``max_retries`` times, when that
+    is safe (see :mod:`polar_rollout.retry`); then :class:`~polar_rollout.errors.ConnectionLost` is raised.
+    """
+
+    def __init__(
+        self,
+        url: Optional[str] = None,
+        token: Optional[str] = None,
+        *,
+        timeout: float = 30.0,
+        max_retries: int = 8,
+        backoff: float = 0.5,
+        max_backoff: float = 30.0,
+    ) -> None:
+        self.url = (url or os.environ.get("POLAR_SERVE_URL") or DEFAULT_URL).rstrip("/")
+        self.timeout = timeout
+        self.retry_policy = RetryPolicy(max_retries=max_retries, backoff=backoff, max_backoff=max_backoff)
+        self._transport = Transport(self.url, token if token is not None else os.environ.get("POLAR_SERVE_TOKEN"), timeout=timeout, policy=self.retry_policy)
+
+    def __repr__(self) -> str:
+        return f"PolarClient(url={self.url!r})"
+
+    # --- batches -------------------------------------------------------------------------------------
+
+    def submit(
+        self,
+        harness: str,
+        *,
+        tasks: Optional[Sequence[Mapping[str, Any]]] = None,
+        dataset: Optional[str] = None,
+        instance_ids: Optional[Sequence[str]] = None,
+        samples: int = 1,
+        sampling: Optional[Mapping[str, float]] = None,
+        policy_version: Optional[int] = None,
+        timeout_seconds: Optional[int] = None,
+        deadline_seconds: Optional[int] = None,
+        concurrency: Optional[int] = None,
+        evaluate: Optional[bool] = None,
+        allow_logprob_mismatch: Optional[bool] = None,
+        callback_url: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+        **extra: Any,
+    ) -> Batch:
+        """Submit a batch: ``samples`` sessions of ``harness`` per task (a GRPO group per task).
+
+        Give ``tasks`` (SWE-bench rows) or ``dataset`` (+ ``instance_ids``). ``None`` arguments are left out
+        (the server's defaults apply); ``extra`` fields are sent as they are, for fields newer than this
+        client. An idempotency key is always sent (a random one when ``idempotency_key`` is None), so a
+        submit repeated after a lost connection returns the first batch instead of making a second; pass
+        your own key (e.g. ``f"step-{step}"``) to make a submit repeated after a trainer crash harmless too.
+        """
+        body: Dict[str, Any] = {"harness": harness, "samples": samples}
+        optional: Dict[str, Any] = {
+            "tasks": None if tasks is None else [dict(task) for task in tasks],
+            "dataset": dataset,
+            "instance_ids": None if instance_ids is None else list(instance_ids),
+            "sampling": None if sampling is None else dict(sampling),
+            "policy_version": policy_version,
+            "timeout_seconds": timeout_seconds,
+            "deadline_seconds": deadline_seconds,
+            "concurrency": concurrency,
+            "evaluate": evaluate,
+            "allow_logprob_mismatch": allow_logprob_mismatch,
+            "callback_url": callback_url,
+            **extra,
+        }
+        body.update(_present(optional))
+        key = idempotency_key if idempotency_key is not None else f"polar-rollout-{uuid.uuid4().hex}"
+        answer = self._transport.call("POST", "/v1/rollouts", read_json, body=body, headers={"Idempotency-Key": key}, idempotent=True)
+        return Batch.from_json(answer)
+
+    def get(self, batch_id: str) -> Batch:
+        """The batch's status, session and group counts (``GET /v1/rollouts/{id}``)."""
+        return Batch.from_json(self._transport.call("GET", route("/v1/rollouts", batch_id), read_json, idempotent=True))
+
+    def list(self) -> List[Batch]:
+        """Every batch the server's database holds, oldest first (``GET /v1/rollouts``)."""
+        answer = self._transport.call("GET", "/v1/rollouts", read_json, idempotent=True)
+        rollouts = answer.get("rollouts")
+        if not isinstance(rollouts, list):
+            raise InvalidResponse(f"GET /v1/rollouts: no rollouts list in {str(answer)[:200]}")
+        return [Batch.from_json(item) for item in rollouts]
+
+    def cancel(self, batch_id: str) -> Batch:
+        """Cancel a batch: queued sessions dropped, running ones stopped (``DELETE /v1/rollouts/{id}``).
+
+        A batch that already ended is returned as it is.
+        """
+        return Batch.from_json(self._transport.call("DELETE", route("/v1/rollouts", batch_id), read_json, idempotent=True))
+
+    def wait(self, batch_id: str, *, poll_interval: float = 1.0, timeout: Optional[float] = None) -> Batch:
+        """Poll until the batch is finished, cancelled or failed, and return it.
+
+        Raises :class:`~polar_rollout.errors.WaitTimeout` after ``timeout`` seconds (None: no limit).
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            batch = self.get(batch_id)
+            if batch.terminal:
+                return batch
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise WaitTimeout(
+                    f"batch {batch_id} is still {batch.status} after {timeout} s",
+                    hint="Wait longer (timeout=), or cancel it with client.cancel(batch_id).",
+                )
+            time.sleep(poll_interval if left is None else min(poll_interval, left))
+
+    # --- results -------------------------------------------------------------------------------------
+
+    def results(
+        self,
+        batch_id: str,
+        *,
+        cursor: int = 0,
+        limit: Optional[int] = None,
+        format: Optional[str] = None,
+        builder: Optional[str] = None,
+        advantage: Optional[str] = None,
+        std: Optional[str] = None,
+        messages: Optional[bool] = None,
+        min_reward: Optional[float] = None,
+        sample: Optional[int] = None,
+        **extra: QueryValue,
+    ) -> ResultsPage:
+        """Rows of the groups completed after ``cursor`` (at most ``limit`` groups).
+
+        ``format`` (polar | verl | openrlhf | sft | swebench-predictions), ``builder`` (prefix_merging |
+        per_request), ``advantage`` (grpo | mean | loo | none), ``std``, ``messages``, ``min_reward`` and
+        ``sample`` are the ``polar export jsonl`` options; ``extra`` query parameters are sent as they are.
+        Rows are read as NDJSON while they arrive; the page is retried whole when the connection breaks.
+        """
+        query: Dict[str, QueryValue] = {
+            "cursor": cursor,
+            "limit": limit,
+            "format": format,
+            "builder": builder,
+            "advantage": advantage,
+            "std": std,
+            "messages": messages,
+            "min_reward": min_reward,
+            "sample": sample,
+            **extra,
+        }
+        path = route("/v1/rollouts", batch_id, "results")
+        return self._transport.call("GET", path, lambda response: read_page(response.getheader, response), query=query, idempotent=True)
+
+    def groups(self, batch_id: str, *, cursor: int = 0, follow: bool = True, poll_interval: float = 1.0, **export_options: Any) -> GroupIterator:
+        """Completed groups in order, each once, as :class:`~polar_rollout.groups.Group` (rows in the
+        requested ``format``/``builder``/... — the ``results`` options).
+
+        With ``follow`` the iterator polls every ``poll_interval`` seconds until the batch has ended and
+        every group was delivered; without, it stops at the last group completed so far. Its ``cursor``
+        attribute is the last yielded group's: persist it and pass it back here to resume after a crash.
+        """
+
+        def fetch(after: int) -> ResultsPage:
+            return self.results(batch_id, cursor=after, limit=1, **export_options)
+
+        return GroupIterator(fetch, batch_id, cursor=cursor, follow=follow, poll_interval=poll_interval)
+
+    def events(self, *, reconnect: bool = True, read_timeout: float = 60.0) -> Generator[Event, None, None]:
+        """Server-sent events (``GET /v1/events``) as :class:`~polar_rollout.events.Event`.
+
+        With ``reconnect`` a broken or ended stream is opened again with backoff (each new connection
+        starts with a ``hello`` event); events sent while disconnected are lost, so count on the results
+        cursor, not on events, for data. ``read_timeout`` must exceed the server's keep-alive (15 s).
+        ``close()`` the generator (or leave the loop) to close the connection.
+        """
+        policy, transport = self.retry_policy, self._transport
+        failures = 0
+        while True:
+            try:
+                connection, response = transport.open("GET", "/v1/events", timeout=read_timeout)
+            except Failure as failure:
+                failures += 1
+                if not reconnect or not policy.should_retry(failure.phase, idempotent=True, attempt=failures):
+                    raise transport.gave_up("GET", "/v1/events", failure, failures, idempotent=True) from failure.cause
+                transport.wait_before_retry("GET", "/v1/events", failure, failures)
+                continue
+            broken: Optional[Failure] = None
+            try:
+                decoder = SseDecoder()
+                for line in response:
+                    event = decoder.feed(line)
+                    if event is not None:
+                        failures = 0
+                        yield event
+            except (OSError, http.client.HTTPException) as error:  # reset, read timeout, a cut-off chunked stream
+                broken = Failure(TRANSFER, error)
+            finally:
+                connection.close()
+            failures += 1
+            ended = broken if broken is not None else Failure(TRANSFER, ConnectionResetError("the server ended the event stream"))
+            if not reconnect or not policy.should_retry(ended.phase, idempotent=True, attempt=failures):
+                if not reconnect and broken is None:
+                    return
+                raise transport.gave_up("GET", "/v1/events", ended, failures, idempotent=True) from ended.cause
+            transport.wait_before_retry("GET", "/v1/events", ended, failures)
+
+    # --- generation ----------------------------------------------------------------------------------
+
+    def pause(self, *, drain_timeout_ms: Optional[int] = None, request_timeout: Optional[float] = None, **extra: Any) -> Dict[str, Any]:
+        """Hold new model calls and drain those upstream for up to ``drain_timeout_ms`` (server default 60 000).
+
+        Returns the server's answer, e.g. ``{"paused": True, "drained": True, "in_flight": 0, "policy_version": 3}``.
+        ``extra`` fields are sent as they are. The call waits for the drain: its read timeout is the drain
+        plus 30 s unless ``request_timeout`` says otherwise. Not repeated after a broken connection.
+        """
+        drain = 60_000 if drain_timeout_ms is None else drain_timeout_ms
+        timeout = request_timeout if request_timeout is not None else max(self.timeout, drain / 1000 + 30)
+        body = _present({"drain_timeout_ms": drain_timeout_ms, **extra})
+        return self._transport.call("POST", "/v1/generation/pause", read_json, body=body, idempotent=False, timeout=timeout)
+
+    def resume(self, *, policy_version: Optional[int] = None, request_timeout: Optional[float] = None, **extra: Any) -> Dict[str, Any]:
+        """Release held calls; calls sent from now on record ``policy_version`` (never lower than the current).
+
+        Returns e.g. ``{"paused": False, "policy_version": 4}``. Not repeated after a broken connection.
+        """
+        body = _present({"policy_version": policy_version, **extra})
+        return self._transport.call("POST", "/v1/generation/resume", read_json, body=body, idempotent=False, timeout=request_timeout)
+
+    def status(self) -> Dict[str, Any]:
+        """Generation (paused, policy version, in flight, held), queue per stage, batches, model, replicas."""
+        return self._transport.call("GET", "/v1/status", read_json, idempotent=True)
+
+    def openapi(self) -> Dict[str, Any]:
+        """The server's OpenAPI 3.1 document (``GET /openapi.json``, no token needed)."""
+        return self._transport.call("GET", "/openapi.json", read_json, idempotent=True)
+
+
+def _present(fields: Mapping[str, Any]) -> Dict[str, Any]:
+    """The fields whose value is not None."""
+    return {key: value for key, value in fields.items() if value is not None}
