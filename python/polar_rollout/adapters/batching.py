@@ -113,18 +113,34 @@ ReadBatch = Callable[[List[TaskRef], int], Iterable[Tuple[Optional[str], List[Ro
 
 
 @dataclass
+class SlotRows:
+    """One request's answer: its slot (``sample_index``) among ``samples``, its session's rows (``[]`` when the
+    server excluded that session) and every row of the group (to tell whether the group is complete)."""
+
+    slot: int
+    samples: int
+    rows: List[Row]
+    group: List[Row]
+
+    @property
+    def complete(self) -> bool:
+        """Every asked sample has rows (no session of the group was excluded)."""
+        return len({row["session_id"] for row in self.group}) == self.samples
+
+
+@dataclass
 class _Pending:
     task: TaskRef
-    futures: List["asyncio.Future[List[Row]]"] = field(default_factory=list)
+    futures: List["asyncio.Future[SlotRows]"] = field(default_factory=list)
 
 
 class BatchCoalescer:
     """Gathers per-sample requests that arrive together into polar batches and answers each with its session.
 
-    ``request(key, task)`` is awaited once per sample; requests with the same ``key`` (one prompt: slime's
+    ``request(key, task)`` is awaited once per sample (it returns ``SlotRows``); requests with the same ``key`` (one prompt: slime's
     ``group_index``, verl's ``uid``) become one task whose ``samples`` is their number. A batch is submitted
     once no request arrived for ``linger`` seconds. The j-th request of a key gets the rows of the session
-    with ``sample_index`` j, or ``[]`` when the server excluded that session (an infra error): the adapter then
+    with ``sample_index`` j, or none when the server excluded that session (an infra error): the adapter then
     fills the slot with a placeholder. With ``expected_samples`` set, a key with another number of requests
     fails with GroupSplitError (polar's advantages would be computed over part of the trainer's group).
     """
@@ -136,9 +152,9 @@ class BatchCoalescer:
         self._pending: Dict[str, _Pending] = {}
         self._timer: Optional[asyncio.TimerHandle] = None
 
-    async def request(self, key: str, task: TaskRef) -> List[Row]:
+    async def request(self, key: str, task: TaskRef) -> SlotRows:
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[List[Row]] = loop.create_future()
+        future: asyncio.Future[SlotRows] = loop.create_future()
         self._pending.setdefault(key, _Pending(task)).futures.append(future)
         if self._timer is not None:
             self._timer.cancel()
@@ -193,4 +209,4 @@ def _resolve(entry: _Pending, rows: List[Row]) -> None:
         by_sample[session.sample_index if session.sample_index is not None else position] = session.rows
     for index, future in enumerate(entry.futures):
         if not future.done():
-            future.set_result(by_sample.get(index, []))
+            future.set_result(SlotRows(index, len(entry.futures), by_sample.get(index, []), rows))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..check import Exclusion
 from ..rows import UNTRAINABLE_STATUSES, Row, Session, is_main, trainable_count
@@ -182,5 +182,3 @@ def lazy_import(module: str, trainer: str) -> Any:
     except ImportError as error:
         raise ImportError(f"{module} is not importable ({error}); install {trainer} in this environment to use polar_rollout.adapters.{trainer.lower()}.") from error
 
-
-Factory = Callable[..., Any]

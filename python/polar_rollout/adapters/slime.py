@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from ..check import Exclusion, NormalisedSample
 from ..rows import GroupRows, Row, Session, call_versions, finite_logprobs, groups_of, sessions_of
 from .batching import BatchCoalescer, PolarSettings, default_client, plan_batches, run_batch
-from .common import AdapterError, MissingRewardError, instance_id_of, lazy_import, row_exclusion, session_metrics, task_ref, untrainable_exclusion
+from .common import AdapterError, MissingRewardError, assign_sessions, instance_id_of, lazy_import, row_exclusion, sampling_from, session_metrics, task_ref, untrainable_exclusion
 
 #: slime ``Sample.Status`` member per polar session status (infra / eval errors never become samples).
 STATUS_BY_SESSION = {"completed": "COMPLETED", "agent_error": "FAILED", "timeout": "TRUNCATED", "cancelled": "ABORTED"}
@@ -114,8 +114,6 @@ class SlimeGroup:
 
 def to_slime_group(group: GroupRows, templates: Sequence[Any], *, keep_untrained: bool = False) -> SlimeGroup:
     """The group's sessions (by ``sample_index``, copied from ``templates[sample_index]``), never an empty list."""
-    from .common import assign_sessions
-
     sessions: List[List[Any]] = []
     exclusions: List[Exclusion] = []
     for slot, session in enumerate(assign_sessions(group.sessions, len(templates))):
@@ -148,7 +146,7 @@ class GroupSelector:
 
     def offer(self, group: SlimeGroup) -> bool:
         self.exclusions += group.exclusions
-        reason = "surplus-group" if self.done else "incomplete-group" if not group.complete else None
+        reason = "incomplete-group" if not group.complete else "surplus-group" if self.done else None
         if reason is None and self.keep is not None and not self.keep([session[0] for session in group.sessions]):
             reason = "filtered"
         if reason is not None:
@@ -240,8 +238,6 @@ def task_of_sample(sample: Any) -> Any:
 def slime_sampling(args: Any) -> Dict[str, Any]:
     values = {"temperature": getattr(args, "rollout_temperature", None), "top_p": getattr(args, "rollout_top_p", None),
               "top_k": getattr(args, "rollout_top_k", None), "max_tokens": getattr(args, "rollout_max_response_len", None)}
-    from .common import sampling_from
-
     return sampling_from(values)
 
 
@@ -308,16 +304,14 @@ async def generate(args: Any, sample: Any, sampling_params: Dict[str, Any]) -> L
     coalescer = _COALESCERS.get(id(args))
     if coalescer is None:
         client, settings = default_client(), PolarSettings.from_env()
-        from .common import sampling_from
-
         sampling = sampling_from(sampling_params)
         coalescer = BatchCoalescer(
             lambda tasks, samples: run_batch(client, settings, tasks, samples, builder="prefix_merging", sampling=sampling).groups,
             expected_samples=args.n_samples_per_prompt,
         )
         _COALESCERS[id(args)] = coalescer
-    rows = await coalescer.request(str(sample.group_index), task_of_sample(sample))
-    return samples_for_request(rows, sample)
+    answer = await coalescer.request(str(sample.group_index), task_of_sample(sample))
+    return samples_for_request(answer.rows, sample)
 
 
 def samples_for_request(rows: List[Row], template: Any, *, keep_untrained: bool = False) -> List[Any]:
