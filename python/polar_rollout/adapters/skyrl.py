@@ -77,7 +77,7 @@ class _Columns:
     def __init__(self) -> None:
         self.values: Dict[str, List[Any]] = {name: [] for name in (
             "prompt_token_ids", "response_ids", "rewards", "loss_masks", "stop_reasons", "rollout_logprobs", "trajectory_ids",
-            "is_last_step", "trajectory_generation_times", "llm", "env", "env_metrics", "polar")}
+            "is_last_step", "trajectory_generation_times", "env_metrics", "polar")}
 
     def add(self, **values: Any) -> None:
         for name, value in values.items():
@@ -113,8 +113,7 @@ def to_generator_output(
         if not rows:
             placeholders += 1
             columns.add(prompt_token_ids=[placeholder_token_id], response_ids=[placeholder_token_id], rewards=0.0, loss_masks=[0],
-                        stop_reasons="error", rollout_logprobs=[0.0], trajectory_ids=tid, is_last_step=True, trajectory_generation_times=0.0,
-                        llm=0.0, env=0.0, env_metrics={}, polar={"placeholder": True, "signal": signal})
+                        stop_reasons="error", rollout_logprobs=[0.0], trajectory_ids=tid, is_last_step=True, trajectory_generation_times=0.0, env_metrics={}, polar={"placeholder": True, "signal": signal})
             continue
         rewards.append(rows[-1].get("reward"))
         agent, llm = _seconds(rows)
@@ -124,8 +123,8 @@ def to_generator_output(
                 prompt_token_ids=list(row["prompt_ids"]), response_ids=list(row["response_ids"]),
                 rewards=signal_value(row, signal) if last else 0.0, loss_masks=list(row["loss_mask"]),
                 stop_reasons=skyrl_stop_reason(row.get("stop_reason")), rollout_logprobs=finite_logprobs(row), trajectory_ids=tid,
-                is_last_step=last, trajectory_generation_times=agent, llm=llm, env=None if agent is None else max(agent - llm, 0.0), env_metrics={},
-                polar={**{name: row.get(name) for name in _PROVENANCE}, "signal": signal, "versions": call_versions(row)},
+                is_last_step=last, trajectory_generation_times=agent, env_metrics={},
+                polar={**{name: row.get(name) for name in _PROVENANCE}, "signal": signal, "versions": call_versions(row), "llm_seconds": llm, "env_seconds": None if agent is None else max(agent - llm, 0.0)},
             )
     values = columns.values
     times = values["trajectory_generation_times"]
@@ -143,7 +142,9 @@ def to_generator_output(
         "rollout_logprobs": values["rollout_logprobs"],
         "trajectory_ids": values["trajectory_ids"],
         "trajectory_generation_times": None if any(t is None for t in times) else times,
-        "trajectory_time_splits": None if any(t is None for t in times) else {"llm": values["llm"], "env": values["env"]},
+        # A dict of lists in SkyRL's TypedDict, but slice_generator_output indexes every non-None key but
+        # rollout_metrics per row, so a dict would fail there: the split travels in "polar" instead.
+        "trajectory_time_splits": None,
         "rollout_expert_indices": None,
         "is_last_step": values["is_last_step"] if step_wise else None,
         "env_metrics": values["env_metrics"],

@@ -4,6 +4,8 @@ Same classes, fields, order and signatures; ``ConversationType`` and ``RoutedExp
 instead of imported from skyrl.backends (``ConversationType = List[Dict[str, str]]`` there); torch is not imported.
 """
 
+from __future__ import annotations
+
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
@@ -51,8 +53,8 @@ class GeneratorOutput(TypedDict):
     rollout_expert_indices: Optional[List[RoutedExpertIndices]]
     is_last_step: Optional[List[bool]]
     env_metrics: Optional[List[Dict[str, Any]]]
-    pixel_values: Optional[List["torch.Tensor"]]  # noqa: F821
-    image_grid_thw: Optional[List["torch.Tensor"]]  # noqa: F821
+    pixel_values: Optional[List[torch.Tensor]]  # noqa: F821
+    image_grid_thw: Optional[List[torch.Tensor]]  # noqa: F821
 
 
 class GeneratorInterface(ABC):
