@@ -57,6 +57,11 @@ class Fixture:
     tasks: List[str]
     infra_session_ids: Set[int] = field(default_factory=set)
 
+    @property
+    def graded(self) -> bool:
+        """Every row carries a reward (a batch run with evaluation)."""
+        return all(row.get("reward") is not None for row in self.per_request)
+
 
 class _Tokens:
     """Distinct token ids and distinct, exactly representable logprobs."""
@@ -213,8 +218,9 @@ def recorded(name: str) -> Fixture:
 
 
 def fixtures() -> Iterator[Fixture]:
-    """The constructed batch (graded), then every recorded batch on disk."""
+    """The constructed batch, graded and never graded, then every recorded batch on disk."""
     yield constructed()
+    yield constructed(graded=False)
     if os.path.isdir(RECORDED):
         for name in sorted(os.listdir(RECORDED)):
             yield recorded(name)

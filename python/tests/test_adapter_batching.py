@@ -36,13 +36,13 @@ class Tasks(unittest.TestCase):
 
     def test_settings_from_env(self) -> None:
         settings = PolarSettings.from_env({"POLAR_HARNESS": "pi", "POLAR_DATASET": "d.jsonl", "POLAR_TIMEOUT_SECONDS": "90"}, concurrency=4)
-        self.assertEqual((settings.harness, settings.dataset, settings.timeout_seconds, settings.submit_options), ("pi", "d.jsonl", 90.0, {"concurrency": 4}))
+        self.assertEqual((settings.harness, settings.dataset, settings.timeout_seconds, settings.submit_options), ("pi", "d.jsonl", 90, {"concurrency": 4}))
         with self.assertRaisesRegex(common.AdapterError, "POLAR_HARNESS"):
             PolarSettings.from_env({})
 
     def test_run_batch_sends_options(self) -> None:
         client = support.FakeClient(constructed())
-        run = run_batch(client, PolarSettings("pi", "d", 120.0), ["demo__calc-1"], 2, builder="prefix_merging", sampling={"temperature": 1})
+        run = run_batch(client, PolarSettings("pi", "d", 120), ["demo__calc-1"], 2, builder="prefix_merging", sampling={"temperature": 1})
         [(instance, rows)] = list(run.groups)
         self.assertEqual((instance, len({r["session_id"] for r in rows})), ("demo__calc-1", 2))
         self.assertEqual(client.calls[0][2]["sampling"], {"temperature": 1})

@@ -31,6 +31,10 @@ class SkyRLOnFixtures(unittest.TestCase):
             for step_wise, signal in MODES:
                 with self.subTest(fixture=fixture.name, step_wise=step_wise, signal=signal):
                     rows = fixture.per_request if step_wise else fixture.prefix_merging
+                    if not fixture.graded:  # SkyRL takes rewards from the generator: a never-graded batch is refused
+                        with self.assertRaises(MissingRewardError):
+                            skyrl.to_generator_output(slots(fixture, rows), step_wise=step_wise, signal=signal)
+                        continue
                     output, exclusions = skyrl.to_generator_output(slots(fixture, rows), step_wise=step_wise, signal=signal)
                     self.assertEqual(violations("skyrl", output, num_prompts=len(fixture.tasks) * fixture.samples, step_wise=step_wise), [])
                     check(skyrl.normalise(output), fixture.per_request, exclusions=exclusions, infra_session_ids=fixture.infra_session_ids)

@@ -45,7 +45,8 @@ class SlimeOnFixtures(unittest.TestCase):
             with self.subTest(fixture=fixture.name):
                 selector = select(fixture)
                 output = Output(samples=selector.result(), metrics=selector.metrics())
-                self.assertEqual(violations("slime", output, rollout_batch_size=selector.target, n_samples_per_prompt=fixture.samples, post_process=slime.post_process_rewards), [])
+                post_process = slime.post_process_rewards if fixture.graded else None  # never graded: slime's reward model scores
+                self.assertEqual(violations("slime", output, rollout_batch_size=selector.target, n_samples_per_prompt=fixture.samples, post_process=post_process), [])
                 report = check(slime.normalise(output.samples), fixture.per_request, exclusions=selector.exclusions, infra_session_ids=fixture.infra_session_ids)
                 self.assertGreater(report.trainable_tokens, 0)
 

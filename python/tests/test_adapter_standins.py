@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import typing
 import unittest
 
 import support  # noqa: F401  (stand-ins on sys.path)

@@ -23,7 +23,7 @@ class PolarSettings:
 
     harness: str
     dataset: Optional[str] = None
-    timeout_seconds: Optional[float] = None
+    timeout_seconds: Optional[int] = None
     submit_options: Dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -36,7 +36,7 @@ class PolarSettings:
         return cls(
             harness=harness,
             dataset=overrides.pop("dataset", None) or env.get("POLAR_DATASET"),
-            timeout_seconds=overrides.pop("timeout_seconds", None) or (float(timeout) if timeout else None),
+            timeout_seconds=overrides.pop("timeout_seconds", None) or (int(float(timeout)) if timeout else None),
             submit_options=overrides,
         )
 

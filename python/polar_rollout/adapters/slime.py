@@ -169,20 +169,28 @@ def _sample_exclusion(sample: Any, reason: str) -> Exclusion:
     return Exclusion(reason, polar["session_id"], tuple(polar["call_ids"]), sum(sample.loss_mask or []))
 
 
+def polar_advantage(sample: Any) -> Optional[float]:
+    """The advantage slime trains ``sample`` with: polar's advantage x loss weight (0 for a placeholder)."""
+    polar = (sample.metadata or {}).get("polar") or {}
+    if polar.get("placeholder"):
+        return 0.0
+    if polar.get("advantage") is None:
+        return None
+    return float(polar["advantage"]) * float(polar.get("loss_weight", 1))
+
+
 def post_process_rewards(args: Any, samples: List[Any]) -> Tuple[List[Any], List[float]]:
     """slime's ``--custom-reward-post-process-path``: (raw rewards, polar's advantage x loss weight)."""
     advantages: List[float] = []
     for sample in samples:
-        polar = (sample.metadata or {}).get("polar") or {}
-        if polar.get("placeholder"):
-            advantages.append(0.0)
-            continue
-        if polar.get("advantage") is None:
+        advantage = polar_advantage(sample)
+        if advantage is None:
+            session = ((sample.metadata or {}).get("polar") or {}).get("session_id")
             raise MissingRewardError(
-                f"Sample {sample.index} (polar session {polar.get('session_id')}) has no polar advantage.",
+                f"Sample {sample.index} (polar session {session}) has no polar advantage.",
                 hint="run batches with evaluation (the default), or drop --custom-reward-post-process-path and let slime's reward model score them.",
             )
-        advantages.append(float(polar["advantage"]) * float(polar.get("loss_weight", 1)))
+        advantages.append(advantage)
     return [sample.reward for sample in samples], advantages
 
 
@@ -197,11 +205,9 @@ def flatten(data: List[Any]) -> List[Any]:
 
 def normalise(data: List[Any]) -> List[NormalisedSample]:
     """What slime trains, per sample: the response is ``tokens[-response_length:]``, a missing loss mask is all
-    ones, ``remove_sample`` zeroes it, the advantage is ``post_process_rewards``'."""
-    samples = flatten(data)
-    _, advantages = post_process_rewards(None, samples) if samples else ([], [])
+    ones, ``remove_sample`` zeroes it, the advantage is ``post_process_rewards``' (None for a never-graded one)."""
     normalised: List[NormalisedSample] = []
-    for sample, advantage in zip(samples, advantages):
+    for sample in flatten(data):
         response = sample.tokens[-sample.response_length :]
         mask = list(sample.loss_mask) if sample.loss_mask is not None else [1] * sample.response_length
         if sample.remove_sample:
@@ -217,7 +223,7 @@ def normalise(data: List[Any]) -> List[NormalisedSample]:
                 loss_mask=mask,
                 logprobs=list(sample.rollout_log_probs) if sample.rollout_log_probs is not None else [],
                 reward=sample.reward,
-                advantage=advantage,
+                advantage=polar_advantage(sample),
                 placeholder=bool(polar.get("placeholder")),
             )
         )

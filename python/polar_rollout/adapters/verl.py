@@ -59,7 +59,8 @@ def to_agent_loop_output(
 ) -> Tuple[Any, List[Exclusion]]:
     """The ``AgentLoopOutput`` for one ``run()``: the session's chosen row, or a placeholder.
 
-    A placeholder (one masked token, ``reward_score`` 0.0, ``param_version_start/end`` -1) fills a slot whose
+    A placeholder (one masked token, ``reward_score`` 0.0, or None beside never-graded rows under ``signal="reward"``,
+    ``param_version_start/end`` -1) fills a slot whose
     session the server excluded; with ``signal="reward"`` every slot of an incomplete group is one (verl's
     estimator would otherwise normalise the group's rewards over the missing one). A row longer than
     ``prompt_length`` / ``response_length`` raises SequenceTooLongError: verl pads but never truncates.
@@ -75,10 +76,12 @@ def to_agent_loop_output(
         exclusions.append(row_exclusion(row, "incomplete-group"))
         row = None
     if row is None:
+        # Never-graded rows under "reward" have reward_score None; the placeholder follows, so the batch stays uniform.
+        ungraded = signal == "reward" and answer is not None and any(r.get("reward") is None for r in answer.group)
         extra = {"polar": {"placeholder": True, "signal": signal}, "param_version_start": -1, "param_version_end": -1, "polar_reward": None}
         return module.AgentLoopOutput(
             prompt_ids=[placeholder_token_id], response_ids=[placeholder_token_id], response_mask=[0], response_logprobs=[0.0],
-            reward_score=0.0, num_turns=0, metrics=module.AgentLoopMetrics(), extra_fields=extra,
+            reward_score=None if ungraded else 0.0, num_turns=0, metrics=module.AgentLoopMetrics(), extra_fields=extra,
         ), exclusions
     _check_length(row, "prompt_ids", prompt_length, "actor_rollout_ref.rollout.prompt_length")
     _check_length(row, "response_ids", response_length, "actor_rollout_ref.rollout.response_length")
