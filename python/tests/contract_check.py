@@ -6,6 +6,7 @@ a rule of that trainer's JSON (``test_adapter_standins`` checks this), and every
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import os
@@ -18,6 +19,53 @@ Violation = Tuple[str, str]
 def contract(trainer: str) -> Dict[str, Any]:
     with open(os.path.join(HERE, "contracts", f"{trainer}.json"), encoding="utf-8") as handle:
         return json.load(handle)
+
+
+def matches(value: Any, annotation: str, named: Dict[str, Any]) -> bool:
+    """Whether ``value`` fits the type annotation written in the trainer's source (``list[int] | None``, ``Optional[...]``)."""
+    return _match(value, ast.parse(annotation, mode="eval").body, named)
+
+
+_SIMPLE = {"int": int, "float": (int, float), "str": str, "bool": bool, "dict": dict, "list": list, "Any": object}
+
+
+def _match(value: Any, node: ast.AST, named: Dict[str, Any]) -> bool:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _match(value, node.left, named) or _match(value, node.right, named)
+    if isinstance(node, ast.Constant) and node.value is None:
+        return value is None
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        name = ast.unparse(node)
+        if name in _SIMPLE:
+            return isinstance(value, _SIMPLE[name]) and not (name in ("int", "float") and isinstance(value, bool))
+        return isinstance(value, named[name])  # a KeyError names a type this table does not know yet
+    if isinstance(node, ast.Subscript):
+        base = ast.unparse(node.value)
+        args = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if base == "Optional":
+            return value is None or _match(value, args[0], named)
+        if base == "Union":
+            return any(_match(value, arg, named) for arg in args)
+        if base == "Literal":
+            return value in [ast.literal_eval(arg) for arg in args]
+        if base in ("list", "List"):
+            return isinstance(value, list) and all(_match(item, args[0], named) for item in value)
+        if base in ("dict", "Dict"):
+            return isinstance(value, dict) and all(_match(k, args[0], named) and _match(v, args[1], named) for k, v in value.items())
+    raise ValueError(f"cannot read the annotation {ast.unparse(node)}")
+
+
+def field_types(trainer: str, type_name: str, values: Dict[str, Any], named: Dict[str, Any], where: str) -> List[Violation]:
+    """("field-types", ...) for every field of the contract's type whose value does not fit its annotation."""
+    found = []
+    for field in contract(trainer)["types"][type_name]:
+        if "name" in field and field["name"] in values and not matches(values[field["name"]], field["type"], named):
+            found.append(("field-types", f"{where}: {field['name']} = {values[field['name']]!r:.80} is not {field['type']}"))
+    return found
+
+
+class _Never:
+    """A type no adapter output holds (torch.Tensor: the adapters never set tensor fields)."""
 
 
 def _finite(values: List[Any]) -> bool:
@@ -53,7 +101,9 @@ def _slime(output: Any, *, rollout_batch_size: int, n_samples_per_prompt: int, p
     if empty:
         found.append(("no-empty-lists", f"empty lists at depths {empty}"))
     flat = [s for g in output.samples for sess in g for s in sess] if depths == {3} else []
+    named = {"Status": Sample.Status, "SpecInfo": Sample.SpecInfo, "PrefixCacheInfo": Sample.PrefixCacheInfo, "torch.Tensor": _Never}
     for index, sample in enumerate(flat):
+        found += field_types("slime", "Sample", vars(sample), named, f"sample {index}")
         if sample.loss_mask is None or len(sample.loss_mask) != sample.response_length:
             found.append(("loss-mask-length", f"sample {index}: loss mask {None if sample.loss_mask is None else len(sample.loss_mask)} != {sample.response_length}"))
         if sample.rollout_log_probs is None or len(sample.rollout_log_probs) != sample.response_length:
@@ -89,6 +139,10 @@ def _skyrl(output: Dict[str, Any], *, num_prompts: int, step_wise: bool) -> List
     if missing:
         found.append(("all-keys-present", f"missing {missing}"))
         return found
+    from skyrl.train.generators.base import TrajectoryID
+
+    named = {"TrajectoryID": TrajectoryID, "RoutedExpertIndices": object, "torch.Tensor": _Never}
+    found += field_types("skyrl", "GeneratorOutput", output, named, "GeneratorOutput")
     rows = len(output["response_ids"])
     for key in ("prompt_token_ids", "response_ids", "loss_masks", "rewards", "rollout_logprobs", "stop_reasons", "trajectory_ids",
                 "rollout_expert_indices", "is_last_step", "pixel_values", "image_grid_thw"):
@@ -142,6 +196,8 @@ def _verl(outputs: List[Any], *, prompt_length: int, response_length: int) -> Li
         if not isinstance(out, AgentLoopOutput) or not isinstance(out.metrics, AgentLoopMetrics) or out.prompt_ids is None:
             found.append(("required-fields", f"output {i}"))
             continue
+        found += field_types("verl", "AgentLoopOutput", vars(out), {"AgentLoopMetrics": AgentLoopMetrics}, f"output {i}")
+        found += field_types("verl", "AgentLoopMetrics", vars(out.metrics), {}, f"output {i} metrics")
         if set(vars(out)) - known:
             found.append(("known-fields-only", f"output {i}: {sorted(set(vars(out)) - known)}"))
         if len(out.response_mask) != len(out.response_ids):
@@ -174,6 +230,7 @@ def _trl(output: Dict[str, Any], *, prompts: List[Any], num_generations: int, re
             found.append(("one-per-prompt" if key in ("prompt_ids", "completion_ids", "logprobs") else "extra-keys-per-entry", f"{key}: {len(value) if isinstance(value, list) else value!r} for {len(prompts)} prompts"))
     if found:
         return found
+    found += field_types("trl", "RolloutOutput", output, {}, "rollout_func output")
     for start in range(0, len(prompts), num_generations):
         if any(prompts[start + j] != prompts[start] for j in range(num_generations)):
             found.append(("blocks", f"block at {start} is not one prompt"))
@@ -196,13 +253,13 @@ CHECKS = {"slime": _slime, "skyrl": _skyrl, "verl": _verl, "trl": _trl}
 
 #: The rule ids each checker can report (kept equal to the JSON's rules by test_adapter_standins).
 CHECKED_RULES = {
-    "slime": {"nested-depth", "no-empty-lists", "rollout-id-shared", "loss-mask-length", "logprobs-length", "response-in-tokens",
+    "slime": {"field-types", "nested-depth", "no-empty-lists", "rollout-id-shared", "loss-mask-length", "logprobs-length", "response-in-tokens",
               "optional-columns-uniform", "status-member", "weight-versions-strings", "finite-logprobs", "rollouts-fill-steps", "post-process-shape"},
-    "skyrl": {"all-keys-present", "per-row-lengths", "one-row-per-trajectory", "token-lengths", "rewards-uniform", "non-empty-response",
+    "skyrl": {"field-types", "all-keys-present", "per-row-lengths", "one-row-per-trajectory", "token-lengths", "rewards-uniform", "non-empty-response",
               "sliceable", "instances-contiguous", "step-wise-bools", "step-wise-adjacent", "finite-logprobs"},
-    "verl": {"required-fields", "mask-length", "logprobs-length", "fits-lengths", "logprobs-uniform", "reward-score-uniform",
+    "verl": {"field-types", "required-fields", "mask-length", "logprobs-length", "fits-lengths", "logprobs-uniform", "reward-score-uniform",
              "param-versions", "known-fields-only", "finite-logprobs"},
-    "trl": {"required-keys", "one-per-prompt", "blocks", "env-mask-length", "logprobs-length", "non-empty-completion",
+    "trl": {"field-types", "required-keys", "one-per-prompt", "blocks", "env-mask-length", "logprobs-length", "non-empty-completion",
             "extra-keys-per-entry", "reward-none-is-nan", "finite-logprobs"},
 }
 
