@@ -1,0 +1,212 @@
+"""Glue between trainers and ``polar serve``: submit one batch, read its groups, hand each request its session.
+
+Trainers that ask per sample (verl's ``AgentLoopBase.run``, slime's custom generate function) get their
+concurrent requests gathered by ``BatchCoalescer`` into one polar batch (one task per prompt, ``samples`` =
+the requests for that prompt), so polar computes each group's advantages over all its samples. Trainers that
+ask per step (slime's rollout function, SkyRL, TRL) call ``run_batch`` directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
+
+from ..rows import Row, groups_of
+from .common import AdapterError, GroupSplitError, TaskRef, instance_id_of, submit_arguments
+
+
+@dataclass
+class PolarSettings:
+    """What the glue needs to submit a batch; ``from_env`` reads ``POLAR_*`` variables."""
+
+    harness: str
+    dataset: Optional[str] = None
+    timeout_seconds: Optional[int] = None
+    submit_options: Dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, env: Optional[Mapping[str, str]] = None, **overrides: Any) -> PolarSettings:
+        env = os.environ if env is None else env
+        harness = overrides.pop("harness", None) or env.get("POLAR_HARNESS")
+        if not harness:
+            raise AdapterError("No harness named for polar batches.", hint="set POLAR_HARNESS (pi, codex, claude-code, qwen-code, gemini) or pass harness=.")
+        timeout = env.get("POLAR_TIMEOUT_SECONDS")
+        return cls(
+            harness=harness,
+            dataset=overrides.pop("dataset", None) or env.get("POLAR_DATASET"),
+            timeout_seconds=overrides.pop("timeout_seconds", None) or (int(float(timeout)) if timeout else None),
+            submit_options=overrides,
+        )
+
+
+def default_client() -> Any:
+    """A client from ``POLAR_SERVE_URL`` / ``POLAR_SERVE_TOKEN``."""
+    from .. import PolarClient  # type: ignore[attr-defined]
+
+    return PolarClient()
+
+
+@dataclass
+class BatchRun:
+    """A submitted batch and its groups as they complete: (instance id, that group's rows)."""
+
+    batch_id: str
+    groups: Iterator[Tuple[Optional[str], List[Row]]]
+
+
+def run_batch(
+    client: Any,
+    settings: PolarSettings,
+    tasks: Sequence[TaskRef],
+    samples: int,
+    *,
+    builder: str,
+    advantage: str = "grpo",
+    sampling: Optional[Mapping[str, Any]] = None,
+    policy_version: Optional[int] = None,
+) -> BatchRun:
+    """Submit ``tasks`` x ``samples`` and iterate its completed groups (following the batch to its end)."""
+    options: Dict[str, Any] = dict(settings.submit_options)
+    if settings.timeout_seconds is not None:
+        options["timeout_seconds"] = settings.timeout_seconds
+    batch = client.submit(
+        settings.harness,
+        **submit_arguments(tasks, settings.dataset),
+        samples=samples,
+        sampling=dict(sampling) if sampling else None,
+        policy_version=policy_version,
+        **options,
+    )
+
+    def groups() -> Iterator[Tuple[Optional[str], List[Row]]]:
+        for group in client.groups(batch.id, follow=True, format="polar", builder=builder, advantage=advantage):
+            rows = list(group.rows)
+            instance = getattr(group, "instance_id", None) or (rows[0]["task_id"] if rows else None)
+            yield instance, rows
+
+    return BatchRun(batch.id, groups())
+
+
+def plan_batches(tasks: Sequence[TaskRef], counts: Sequence[int]) -> List[List[int]]:
+    """Indexes of ``tasks`` split into batches with distinct instance ids and one sample count each.
+
+    A batch's group is ``<run>/<instance_id>``, so the same task twice in one batch would merge two
+    trainer groups; a batch has one ``samples``, so prompts asking for different counts go apart.
+    """
+    batches: List[Tuple[int, set, List[int]]] = []
+    for index, (task, count) in enumerate(zip(tasks, counts)):
+        instance = instance_id_of(task)
+        for batch_count, seen, members in batches:
+            if batch_count == count and instance not in seen:
+                seen.add(instance)
+                members.append(index)
+                break
+        else:
+            batches.append((count, {instance}, [index]))
+    return [members for _, _, members in batches]
+
+
+#: Reads one batch for the coalescer: (tasks, samples) -> completed groups as (instance id, rows).
+ReadBatch = Callable[[List[TaskRef], int], Iterable[Tuple[Optional[str], List[Row]]]]
+
+
+@dataclass
+class SlotRows:
+    """One request's answer: its slot (``sample_index``) among ``samples``, its session's rows (``[]`` when the
+    server excluded that session) and every row of the group (to tell whether the group is complete)."""
+
+    slot: int
+    samples: int
+    rows: List[Row]
+    group: List[Row]
+
+    @property
+    def complete(self) -> bool:
+        """Every asked sample has rows (no session of the group was excluded)."""
+        return len({row["session_id"] for row in self.group}) == self.samples
+
+
+@dataclass
+class _Pending:
+    task: TaskRef
+    futures: List["asyncio.Future[SlotRows]"] = field(default_factory=list)
+
+
+class BatchCoalescer:
+    """Gathers per-sample requests that arrive together into polar batches and answers each with its session.
+
+    ``request(key, task)`` is awaited once per sample (it returns ``SlotRows``); requests with the same ``key`` (one prompt: slime's
+    ``group_index``, verl's ``uid``) become one task whose ``samples`` is their number. A batch is submitted
+    once no request arrived for ``linger`` seconds. The j-th request of a key gets the rows of the session
+    with ``sample_index`` j, or none when the server excluded that session (an infra error): the adapter then
+    fills the slot with a placeholder. With ``expected_samples`` set, a key with another number of requests
+    fails with GroupSplitError (polar's advantages would be computed over part of the trainer's group).
+    """
+
+    def __init__(self, read_batch: ReadBatch, *, linger: float = 0.05, expected_samples: Optional[int] = None) -> None:
+        self._read_batch = read_batch
+        self._linger = linger
+        self._expected = expected_samples
+        self._pending: Dict[str, _Pending] = {}
+        self._timer: Optional[asyncio.TimerHandle] = None
+
+    async def request(self, key: str, task: TaskRef) -> SlotRows:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[SlotRows] = loop.create_future()
+        self._pending.setdefault(key, _Pending(task)).futures.append(future)
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = loop.call_later(self._linger, self._flush)
+        return await future
+
+    def _flush(self) -> None:
+        self._timer = None
+        pending, self._pending = self._pending, {}
+        keys = list(pending)
+        for key in keys:
+            count = len(pending[key].futures)
+            if self._expected is not None and count != self._expected:
+                error = GroupSplitError(
+                    f"Prompt {key} reached this worker with {count} samples, not {self._expected}.",
+                    hint="make every worker's share hold whole groups (verl: train_batch_size divisible by agent.num_workers), or use signal='reward'.",
+                )
+                for future in pending.pop(key).futures:
+                    future.set_exception(error)
+        keys = list(pending)
+        for members in plan_batches([pending[key].task for key in keys], [len(pending[key].futures) for key in keys]):
+            batch = {keys[i]: pending[keys[i]] for i in members}
+            asyncio.get_running_loop().create_task(self._answer(batch))
+
+    async def _answer(self, batch: Dict[str, _Pending]) -> None:
+        by_instance = {instance_id_of(entry.task): entry for entry in batch.values()}
+        samples = len(next(iter(batch.values())).futures)
+        loop = asyncio.get_running_loop()
+
+        def read() -> None:
+            for instance, rows in self._read_batch([entry.task for entry in batch.values()], samples):
+                entry = by_instance.pop(instance, None) if instance is not None else None
+                if entry is not None:
+                    loop.call_soon_threadsafe(_resolve, entry, rows)
+
+        try:
+            await loop.run_in_executor(None, read)
+        except BaseException as error:  # answer every waiting request with the failure
+            for entry in by_instance.values():
+                for future in entry.futures:
+                    if not future.done():
+                        future.set_exception(error)
+            return
+        for entry in by_instance.values():  # groups that exported no row at all (every session excluded)
+            _resolve(entry, [])
+
+
+def _resolve(entry: _Pending, rows: List[Row]) -> None:
+    sessions = groups_of(rows)[0].sessions if rows else []
+    by_sample: Dict[int, List[Row]] = {}
+    for position, session in enumerate(sessions):
+        by_sample[session.sample_index if session.sample_index is not None else position] = session.rows
+    for index, future in enumerate(entry.futures):
+        if not future.done():
+            future.set_result(SlotRows(index, len(entry.futures), by_sample.get(index, []), rows))

@@ -1,0 +1,268 @@
+"""SkyRL adapter: polar rows -> a ``GeneratorOutput``, step-wise (one row per model call) or one row per trajectory.
+
+Trainer-side configuration (SkyRL a956457): an entrypoint whose ``BasePPOExp.get_generator`` returns
+``polar_rollout.adapters.skyrl.make_generator(step_wise=True)``, with::
+
+    generator.step_wise_trajectories=true          # per_request rows: every call trained in its own context
+    trainer.algorithm.advantage_estimator=polar    # after polar_rollout.adapters.skyrl.register_polar_estimator()
+
+A trajectory is a polar session (``TrajectoryID(instance_id, repetition_id)`` with ``repetition_id`` = the
+session's ``sample_index``); in step-wise mode its rows are adjacent, ``is_last_step`` is a real bool true only
+on its last row, and the scalar in ``rewards`` sits on that last row (0.0 on the others), which SkyRL
+broadcasts to every step. With ``signal="advantage"`` (default) that scalar is polar's advantage x loss weight
+and the ``polar`` estimator passes it through; with ``signal="reward"`` it is polar's reward and SkyRL's own
+estimator (grpo, rloo...) computes advantages per ``instance_id``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from ..check import Exclusion, NormalisedSample
+from ..rows import Row, Session, call_versions, finite_logprobs, groups_of
+from .batching import PolarSettings, default_client, plan_batches, run_batch
+from .common import (
+    AdapterError,
+    MissingRewardError,
+    choose_sequence,
+    instance_id_of,
+    lazy_import,
+    row_exclusion,
+    sampling_from,
+    session_metrics,
+    split_by_weight,
+    task_ref,
+    untrainable_exclusion,
+)
+
+SIGNALS = ("advantage", "reward")
+
+#: SkyRL's stop-reason vocabulary is the engine's: "stop" for a normal end (a tool call ends normally), "length".
+STOP_REASONS = {"stop": "stop", "tool_calls": "stop", "length": "length", "abort": "abort"}
+
+_PROVENANCE = ("session_id", "row_index", "call_ids", "trace_id", "step_index", "group_id", "task_id", "sample_index",
+               "lineage_kind", "loss_weight", "reward", "advantage", "status", "stop_reason", "policy_versions")
+
+
+def skyrl_stop_reason(stop_reason: Optional[str]) -> str:
+    return STOP_REASONS.get(stop_reason or "", "unknown")
+
+
+def signal_value(row: Row, signal: str) -> float:
+    """The scalar SkyRL reads from ``rewards``: advantage x loss weight, or the reward."""
+    value = row.get("advantage") if signal == "advantage" else row.get("reward")
+    if value is None:
+        raise MissingRewardError(
+            f"Session {row['session_id']} has no {signal}: the batch ran without evaluation.",
+            hint="SkyRL takes rewards from the generator: run batches with evaluation (the default).",
+        )
+    return float(value) * float(row["loss_weight"]) if signal == "advantage" else float(value)
+
+
+def trajectory_rows(session: Optional[Session], step_wise: bool) -> Tuple[List[Row], List[Exclusion]]:
+    """The rows SkyRL trains for a session: every row weighed above 0 (step-wise), or the one chosen row."""
+    if session is None:
+        return [], []
+    untrainable = untrainable_exclusion(session)
+    if untrainable is not None:
+        return [], [untrainable]
+    if step_wise:
+        return split_by_weight(session.rows)
+    choice = choose_sequence(session)
+    return ([choice.row] if choice.row is not None else []), choice.exclusions
+
+
+class _Columns:
+    def __init__(self) -> None:
+        self.values: Dict[str, List[Any]] = {name: [] for name in (
+            "prompt_token_ids", "response_ids", "rewards", "loss_masks", "stop_reasons", "rollout_logprobs", "trajectory_ids",
+            "is_last_step", "trajectory_generation_times", "env_metrics", "polar")}
+
+    def add(self, **values: Any) -> None:
+        for name, value in values.items():
+            self.values[name].append(value)
+
+
+def to_generator_output(
+    slots: Sequence[Tuple[Any, Optional[Session]]],
+    *,
+    step_wise: bool,
+    signal: str = "advantage",
+    placeholder_token_id: int = 0,
+) -> Tuple[Dict[str, Any], List[Exclusion]]:
+    """``GeneratorOutput`` for ``slots`` (SkyRL's ``TrajectoryID``s in input order, each with its session or None).
+
+    A slot whose session the server excluded (an infra error) gets one placeholder row (prompt and response
+    ``[placeholder_token_id]``, mask 0, reward 0.0, stop reason "error"), as SkyRL's Harbor generator does. With
+    ``signal="reward"`` a group missing a session is masked whole (every slot a placeholder), because SkyRL's
+    estimator would otherwise normalise the group's rewards over a placeholder's 0.
+    """
+    if signal not in SIGNALS:
+        raise ValueError(f"signal must be one of {SIGNALS}, got {signal!r}")
+    chosen = [(tid, *trajectory_rows(session, step_wise)) for tid, session in slots]
+    masked = set()
+    if signal == "reward":
+        masked = {tid.instance_id for tid, rows, _ in chosen if not rows}
+    columns, exclusions, placeholders, rewards = _Columns(), [], 0, []
+    for tid, rows, excluded in chosen:
+        exclusions += excluded
+        if rows and tid.instance_id in masked:
+            exclusions += [row_exclusion(row, "incomplete-group") for row in rows]
+            rows = []
+        if not rows:
+            placeholders += 1
+            columns.add(prompt_token_ids=[placeholder_token_id], response_ids=[placeholder_token_id], rewards=0.0, loss_masks=[0],
+                        stop_reasons="error", rollout_logprobs=[0.0], trajectory_ids=tid, is_last_step=True, trajectory_generation_times=0.0, env_metrics={}, polar={"placeholder": True, "signal": signal})
+            continue
+        rewards.append(rows[-1].get("reward"))
+        agent, llm = _seconds(rows)
+        for step, row in enumerate(rows):
+            last = step == len(rows) - 1
+            columns.add(
+                prompt_token_ids=list(row["prompt_ids"]), response_ids=list(row["response_ids"]),
+                rewards=signal_value(row, signal) if last else 0.0, loss_masks=list(row["loss_mask"]),
+                stop_reasons=skyrl_stop_reason(row.get("stop_reason")), rollout_logprobs=finite_logprobs(row), trajectory_ids=tid,
+                is_last_step=last, trajectory_generation_times=agent, env_metrics={},
+                polar={**{name: row.get(name) for name in _PROVENANCE}, "signal": signal, "versions": call_versions(row), "llm_seconds": llm, "env_seconds": None if agent is None else max(agent - llm, 0.0)},
+            )
+    values = columns.values
+    times = values["trajectory_generation_times"]
+    metrics = session_metrics(exclusions, placeholders)
+    graded = [reward for reward in rewards if reward is not None]
+    if graded:
+        metrics["polar/avg_reward"] = sum(graded) / len(graded)
+    output = {
+        "prompt_token_ids": values["prompt_token_ids"],
+        "response_ids": values["response_ids"],
+        "rewards": values["rewards"],
+        "loss_masks": values["loss_masks"],
+        "stop_reasons": values["stop_reasons"],
+        "rollout_metrics": metrics,
+        "rollout_logprobs": values["rollout_logprobs"],
+        "trajectory_ids": values["trajectory_ids"],
+        "trajectory_generation_times": None if any(t is None for t in times) else times,
+        # A dict of lists in SkyRL's TypedDict, but slice_generator_output indexes every non-None key but
+        # rollout_metrics per row, so a dict would fail there: the split travels in "polar" instead.
+        "trajectory_time_splits": None,
+        "rollout_expert_indices": None,
+        "is_last_step": values["is_last_step"] if step_wise else None,
+        "env_metrics": values["env_metrics"],
+        "pixel_values": None,
+        "image_grid_thw": None,
+        "polar": values["polar"],
+    }
+    return output, exclusions
+
+
+def _seconds(rows: Sequence[Row]) -> Tuple[Optional[float], Optional[float]]:
+    """The session's agent time and its rows' model time, in seconds (None when not recorded)."""
+    timings = [row.get("timings") or {} for row in rows]
+    agent = timings[0].get("agent_ms")
+    if agent is None or any(t.get("model_ms") is None for t in timings):
+        return None, None
+    return agent / 1000, sum(t["model_ms"] for t in timings) / 1000
+
+
+def normalise(output: Dict[str, Any]) -> List[NormalisedSample]:
+    """What SkyRL trains per row: in step-wise mode every row gets its trajectory's last-step scalar."""
+    count = len(output["response_ids"])
+    last = output["is_last_step"] or [True] * count
+    scalars: List[float] = [0.0] * count
+    start = 0
+    for index in range(count):
+        if last[index]:
+            for member in range(start, index + 1):
+                scalars[member] = output["rewards"][index]
+            start = index + 1
+    normalised = []
+    for index in range(count):
+        polar = output["polar"][index]
+        advantage_signal = polar.get("signal") == "advantage"
+        normalised.append(NormalisedSample(
+            group_key=output["trajectory_ids"][index].instance_id,
+            session_id=polar.get("session_id"),
+            call_ids=list(polar.get("call_ids") or []),
+            prompt_ids=output["prompt_token_ids"][index],
+            response_ids=output["response_ids"][index],
+            loss_mask=output["loss_masks"][index],
+            logprobs=output["rollout_logprobs"][index],
+            reward=None if advantage_signal else scalars[index],
+            advantage=scalars[index] if advantage_signal else None,
+            placeholder=bool(polar.get("placeholder")),
+        ))
+    return normalised
+
+
+# --- glue ---------------------------------------------------------------------------------------------------
+
+
+def polar_advantage(token_level_rewards: Any, response_mask: Any, index: Any = None, **kwargs: Any) -> Tuple[Any, Any]:
+    """SkyRL advantage estimator ``polar``: the scalar the generator put in ``rewards`` (polar's advantage), on every
+    response token. Tensor methods only (no torch import)."""
+    scores = token_level_rewards.sum(dim=-1, keepdim=True)
+    advantages = scores * response_mask
+    return advantages, advantages.clone()
+
+
+def register_polar_estimator(name: str = "polar") -> None:
+    """Register ``polar_advantage`` in SkyRL's ``AdvantageEstimatorRegistry`` (once; call before ``BasePPOExp.run``)."""
+    registry = lazy_import("skyrl.backends.skyrl_train.utils.ppo_utils", "SkyRL").AdvantageEstimatorRegistry
+    if name not in registry.list_available():
+        registry.register(name, polar_advantage)
+
+
+class PolarGeneratorBase:
+    """``generate`` for SkyRL; ``make_generator`` mixes it with SkyRL's ``GeneratorInterface``."""
+
+    def __init__(self, *, client: Any = None, settings: Optional[PolarSettings] = None, step_wise: bool = True,
+                 signal: str = "advantage", task_of: Callable[[Any], Any] = task_ref, placeholder_token_id: int = 0) -> None:
+        self.client = client
+        self.settings = settings
+        self.step_wise = step_wise
+        self.signal = signal
+        self.task_of = task_of
+        self.placeholder_token_id = placeholder_token_id
+
+    async def generate(self, input_batch: Dict[str, Any]) -> Dict[str, Any]:
+        trajectory_ids = input_batch.get("trajectory_ids")
+        if not trajectory_ids:
+            raise AdapterError("SkyRL's generator input has no trajectory_ids.", hint="use SkyRL's prepare_generator_input (it sets them).")
+        extras = input_batch.get("env_extras") or [{} for _ in trajectory_ids]
+        sampling = sampling_from(input_batch.get("sampling_params") or {})
+        sessions = await asyncio.get_running_loop().run_in_executor(None, self._collect, trajectory_ids, extras, sampling)
+        slots = [(tid, sessions.get((tid.instance_id, tid.repetition_id))) for tid in trajectory_ids]
+        output, _ = to_generator_output(slots, step_wise=self.step_wise, signal=self.signal, placeholder_token_id=self.placeholder_token_id)
+        return output
+
+    def _collect(self, trajectory_ids: Sequence[Any], extras: Sequence[Any], sampling: Dict[str, Any]) -> Dict[Tuple[str, int], Session]:
+        client = self.client or default_client()
+        settings = self.settings or PolarSettings.from_env()
+        order: List[str] = []
+        tasks: Dict[str, Any] = {}
+        counts: Dict[str, int] = {}
+        for tid, extra in zip(trajectory_ids, extras):
+            if tid.instance_id not in tasks:
+                order.append(tid.instance_id)
+                tasks[tid.instance_id] = self.task_of(extra)
+            counts[tid.instance_id] = counts.get(tid.instance_id, 0) + 1
+        sessions: Dict[Tuple[str, int], Session] = {}
+        builder = "per_request" if self.step_wise else "prefix_merging"
+        for members in plan_batches([tasks[key] for key in order], [counts[key] for key in order]):
+            keys = [order[i] for i in members]
+            by_instance = {instance_id_of(tasks[key]): key for key in keys}
+            run = run_batch(client, settings, [tasks[key] for key in keys], counts[keys[0]], builder=builder, sampling=sampling)
+            for instance, rows in run.groups:
+                key = by_instance.get(instance or "")
+                if key is None or not rows:
+                    continue
+                for session in groups_of(rows)[0].sessions:
+                    sessions[(key, session.sample_index or 0)] = session
+        return sessions
+
+
+def make_generator(**options: Any) -> Any:
+    """A SkyRL ``GeneratorInterface`` backed by polar (options: see ``PolarGeneratorBase``)."""
+    base = lazy_import("skyrl.train.generators.base", "SkyRL")
+    generator_class = type("PolarGenerator", (PolarGeneratorBase, base.GeneratorInterface), {})
+    return generator_class(**options)

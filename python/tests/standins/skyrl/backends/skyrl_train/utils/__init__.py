@@ -1,0 +1,1 @@
+"""Test stand-in (not the trainer): see python/tests/standins/README.md."""

@@ -1,0 +1,75 @@
+"""Test support: the trainer stand-ins on ``sys.path``, and a fake ``PolarClient`` serving fixture rows.
+
+Import this module first in every adapter test. The fake client answers ``submit`` / ``groups`` / ``cancel``
+with the client's documented signatures, from a fixture's rows of the asked builder: the groups of the
+submitted tasks, in the order given by ``group_order`` (so a test can deliver an incomplete group first).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any, Dict, Iterator, List, Optional
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STANDINS = os.path.join(HERE, "standins")
+PACKAGE = os.path.dirname(HERE)
+for path in (PACKAGE, STANDINS):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+from polar_rollout.rows import groups_of  # noqa: E402
+from rows_fixture import Fixture  # noqa: E402
+
+
+@dataclass
+class FakeBatch:
+    id: str
+    status: str = "queued"
+    created: bool = True
+
+
+@dataclass
+class FakeGroup:
+    group_id: str
+    instance_id: Optional[str]
+    rows: List[dict]
+    cursor: int
+    batch_id: str
+
+
+class FakeClient:
+    """``submit``, ``groups`` and ``cancel`` over a fixture; records every call in ``calls``."""
+
+    def __init__(self, fixture: Fixture, *, group_order: Optional[List[str]] = None) -> None:
+        self.fixture = fixture
+        self.group_order = group_order
+        self.calls: List[tuple] = []
+        self.batches: Dict[str, dict] = {}
+
+    def submit(self, harness: str, *, tasks: Any = None, dataset: Any = None, instance_ids: Any = None, samples: int = 1,
+               sampling: Any = None, policy_version: Any = None, timeout_seconds: Any = None, evaluate: Any = None,
+               idempotency_key: Any = None, **extra: Any) -> FakeBatch:
+        names = [t["instance_id"] for t in tasks] if tasks is not None else list(instance_ids)
+        batch_id = f"b_{len(self.batches) + 1}"
+        self.batches[batch_id] = {"tasks": names, "samples": samples}
+        self.calls.append(("submit", harness, {"tasks": tasks, "dataset": dataset, "instance_ids": instance_ids, "samples": samples, "sampling": sampling}))
+        return FakeBatch(batch_id)
+
+    def groups(self, batch_id: str, cursor: int = 0, follow: bool = True, format: str = "polar", builder: str = "per_request",
+               advantage: str = "grpo", **options: Any) -> Iterator[FakeGroup]:
+        self.calls.append(("groups", batch_id, {"builder": builder, "format": format, "advantage": advantage, "follow": follow}))
+        asked = self.batches[batch_id]["tasks"]
+        rows = self.fixture.per_request if builder == "per_request" else self.fixture.prefix_merging
+        groups = {group.task_id: group for group in groups_of(rows)}
+        order = [t for t in (self.group_order or asked) if t in asked]
+        for seq, task in enumerate(order, start=cursor + 1):
+            group = groups.get(task)
+            if group is None:  # every session of the task skipped: no row, no instance id
+                yield FakeGroup(f"serve-{batch_id}#{seq}", None, [], seq, batch_id)
+                continue
+            yield FakeGroup(group.group_id, task, [row for s in group.sessions for row in s.rows], seq, batch_id)
+
+    def cancel(self, batch_id: str) -> None:
+        self.calls.append(("cancel", batch_id))

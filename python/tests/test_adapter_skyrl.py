@@ -1,0 +1,128 @@
+"""SkyRL adapter on polar rows: SkyRL's contract (contracts/skyrl.json) and the fidelity check, both modes."""
+
+from __future__ import annotations
+
+import asyncio
+import unittest
+from typing import List
+
+import support  # noqa: F401  (stand-ins on sys.path)
+from contract_check import violations
+from polar_rollout.adapters import skyrl
+from polar_rollout.adapters.common import MissingRewardError
+from polar_rollout.check import check
+from polar_rollout.rows import sessions_of
+from rows_fixture import constructed, fixtures
+from skyrl.train.generators.base import GeneratorInterface, TrajectoryID
+
+
+def slots(fixture, rows):
+    """SkyRL's input order: per task, repetition 0..n-1; each with its session (None if the server excluded it)."""
+    by_sample = {(s.task_id, s.sample_index): s for s in sessions_of(rows)}
+    return [(TrajectoryID(task, rep), by_sample.get((task, rep))) for task in fixture.tasks for rep in range(fixture.samples)]
+
+
+MODES = [(True, "advantage"), (True, "reward"), (False, "advantage"), (False, "reward")]
+
+
+class SkyRLOnFixtures(unittest.TestCase):
+    def test_contract_and_fidelity_on_every_fixture_and_mode(self) -> None:
+        for fixture in fixtures():
+            for step_wise, signal in MODES:
+                with self.subTest(fixture=fixture.name, step_wise=step_wise, signal=signal):
+                    rows = fixture.per_request if step_wise else fixture.prefix_merging
+                    if not fixture.graded:  # SkyRL takes rewards from the generator: a never-graded batch is refused
+                        with self.assertRaises(MissingRewardError):
+                            skyrl.to_generator_output(slots(fixture, rows), step_wise=step_wise, signal=signal)
+                        continue
+                    output, exclusions = skyrl.to_generator_output(slots(fixture, rows), step_wise=step_wise, signal=signal)
+                    self.assertEqual(violations("skyrl", output, num_prompts=len(fixture.tasks) * fixture.samples, step_wise=step_wise), [])
+                    check(skyrl.normalise(output), fixture.per_request, exclusions=exclusions, infra_session_ids=fixture.infra_session_ids)
+
+    def test_step_wise_rows_of_a_session(self) -> None:
+        fixture = constructed()
+        output, exclusions = skyrl.to_generator_output(slots(fixture, fixture.per_request), step_wise=True)
+        tids = [tid.to_string() for tid in output["trajectory_ids"]]
+        self.assertEqual(tids, ["demo__calc-1_0"] * 3 + ["demo__calc-1_1"] * 3 + ["demo__calc-2_0"] * 2 + ["demo__calc-2_1"])
+        self.assertEqual(output["is_last_step"], [False, False, True, False, False, True, False, True, True])
+        self.assertTrue(all(value is True or value is False for value in output["is_last_step"]))
+        self.assertEqual([round(r, 5) for r in output["rewards"]], [0, 0, 1.0, 0, 0, -1.0, 0, 0, 0])
+        self.assertEqual(output["stop_reasons"], ["stop", "stop", "stop", "stop", "stop", "length", "stop", "stop", "error"])
+        self.assertEqual(output["polar"][8], {"placeholder": True, "signal": "advantage"})  # session 4: infra error
+        self.assertEqual(sorted((e.reason, e.call_ids) for e in exclusions), [("loss-weight-0", (4,)), ("loss-weight-0", (10,)), ("loss-weight-0", (11,))])
+        self.assertEqual(output["trajectory_generation_times"][0], 4.0)
+
+    def test_reward_signal_masks_a_group_missing_a_session(self) -> None:
+        fixture = constructed()
+        output, exclusions = skyrl.to_generator_output(slots(fixture, fixture.per_request), step_wise=True, signal="reward")
+        task_b = [i for i, tid in enumerate(output["trajectory_ids"]) if tid.instance_id == "demo__calc-2"]
+        self.assertEqual([output["loss_masks"][i] for i in task_b], [[0], [0]])
+        self.assertIn(("incomplete-group", 3), [(e.reason, e.session_id) for e in exclusions])
+        self.assertEqual(output["rewards"][2], 1.0)
+
+    def test_ungraded_batch_is_refused(self) -> None:
+        fixture = constructed(graded=False)
+        for signal in skyrl.SIGNALS:
+            with self.assertRaises(MissingRewardError):
+                skyrl.to_generator_output(slots(fixture, fixture.per_request), step_wise=True, signal=signal)
+
+    def test_infra_rows_from_a_broken_server_become_placeholders(self) -> None:
+        fixture = constructed(leak_infra=True)
+        output, exclusions = skyrl.to_generator_output(slots(fixture, fixture.per_request), step_wise=True)
+        self.assertTrue(output["polar"][-1]["placeholder"])
+        self.assertIn(("infra-error", 4), [(e.reason, e.session_id) for e in exclusions])
+        check(skyrl.normalise(output), fixture.per_request, exclusions=exclusions)
+
+
+class FakeTensor:
+    """Just enough of a torch tensor for the pass-through estimator: rows of floats."""
+
+    def __init__(self, rows: List[List[float]]) -> None:
+        self.rows = rows
+
+    def sum(self, dim: int, keepdim: bool) -> "FakeTensor":
+        assert dim == -1 and keepdim
+        return FakeTensor([[sum(row)] for row in self.rows])
+
+    def __mul__(self, other: "FakeTensor") -> "FakeTensor":
+        return FakeTensor([[a[0] * b for b in row] for a, row in zip(self.rows, other.rows)])
+
+    def clone(self) -> "FakeTensor":
+        return FakeTensor([list(row) for row in self.rows])
+
+
+class SkyRLGlue(unittest.TestCase):
+    def test_polar_estimator_passes_the_scalar_through(self) -> None:
+        rewards = FakeTensor([[0.0, 0.0, 0.75], [0.0, -0.5, 0.0]])
+        mask = FakeTensor([[1, 1, 1], [0, 1, 1]])
+        advantages, returns = skyrl.polar_advantage(rewards, mask, index=None)
+        self.assertEqual(advantages.rows, [[0.75, 0.75, 0.75], [-0.0, -0.5, -0.5]])
+        self.assertEqual(returns.rows, advantages.rows)
+
+    def test_register_polar_estimator_once(self) -> None:
+        from skyrl.backends.skyrl_train.utils.ppo_utils import AdvantageEstimatorRegistry
+
+        skyrl.register_polar_estimator()
+        skyrl.register_polar_estimator()
+        self.assertIs(AdvantageEstimatorRegistry.get("polar"), skyrl.polar_advantage)
+
+    def test_generator_submits_one_batch_and_answers_in_input_order(self) -> None:
+        fixture = constructed()
+        client = support.FakeClient(fixture)
+        generator = skyrl.make_generator(client=client, settings=skyrl.PolarSettings(harness="pi", dataset="d"), step_wise=True)
+        self.assertIsInstance(generator, GeneratorInterface)
+        trajectory_ids = [TrajectoryID(task, rep) for task in fixture.tasks for rep in range(2)]
+        batch = {"prompts": [[{"role": "user", "content": t.instance_id}] for t in trajectory_ids], "env_classes": ["polar"] * 4,
+                 "env_extras": [{"instance_id": t.instance_id} for t in trajectory_ids], "sampling_params": {"temperature": 1.0, "max_generate_length": 256},
+                 "trajectory_ids": trajectory_ids, "batch_metadata": None}
+        output = asyncio.run(generator.generate(batch))
+        [submit] = [c for c in client.calls if c[0] == "submit"]
+        self.assertEqual((submit[2]["instance_ids"], submit[2]["samples"], submit[2]["sampling"]), (fixture.tasks, 2, {"temperature": 1.0, "max_tokens": 256}))
+        self.assertEqual([c[2]["builder"] for c in client.calls if c[0] == "groups"], ["per_request"])
+        self.assertEqual(violations("skyrl", output, num_prompts=4, step_wise=True), [])
+        _, exclusions = skyrl.to_generator_output(slots(fixture, fixture.per_request), step_wise=True)
+        check(skyrl.normalise(output), fixture.per_request, exclusions=exclusions)
+
+
+if __name__ == "__main__":
+    unittest.main()
