@@ -147,7 +147,7 @@ def sessions_of(rows: Iterable[Row]) -> List[Session]:
             sessions[row["session_id"]] = session
         session.rows.append(row)
     for session in sessions.values():
-        session.rows.sort(key=lambda row: row["row_index"])
+        session.rows.sort(key=lambda row: int(row["row_index"]))
     return list(sessions.values())
 
 

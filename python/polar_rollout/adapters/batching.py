@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..rows import Row, groups_of
 from .common import AdapterError, GroupSplitError, TaskRef, instance_id_of, submit_arguments
@@ -43,7 +43,7 @@ class PolarSettings:
 
 def default_client() -> Any:
     """A client from ``POLAR_SERVE_URL`` / ``POLAR_SERVE_TOKEN``."""
-    from .. import PolarClient  # type: ignore[attr-defined]
+    from .. import PolarClient
 
     return PolarClient()
 
@@ -95,7 +95,7 @@ def plan_batches(tasks: Sequence[TaskRef], counts: Sequence[int]) -> List[List[i
     A batch's group is ``<run>/<instance_id>``, so the same task twice in one batch would merge two
     trainer groups; a batch has one ``samples``, so prompts asking for different counts go apart.
     """
-    batches: List[Tuple[int, set, List[int]]] = []
+    batches: List[Tuple[int, Set[str], List[int]]] = []
     for index, (task, count) in enumerate(zip(tasks, counts)):
         instance = instance_id_of(task)
         for batch_count, seen, members in batches:

@@ -124,7 +124,7 @@ def to_generator_output(
                 rewards=signal_value(row, signal) if last else 0.0, loss_masks=list(row["loss_mask"]),
                 stop_reasons=skyrl_stop_reason(row.get("stop_reason")), rollout_logprobs=finite_logprobs(row), trajectory_ids=tid,
                 is_last_step=last, trajectory_generation_times=agent, env_metrics={},
-                polar={**{name: row.get(name) for name in _PROVENANCE}, "signal": signal, "versions": call_versions(row), "llm_seconds": llm, "env_seconds": None if agent is None else max(agent - llm, 0.0)},
+                polar={**{name: row.get(name) for name in _PROVENANCE}, "signal": signal, "versions": call_versions(row), "llm_seconds": llm, "env_seconds": None if agent is None or llm is None else max(agent - llm, 0.0)},
             )
     values = columns.values
     times = values["trajectory_generation_times"]

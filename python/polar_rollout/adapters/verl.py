@@ -37,6 +37,13 @@ _PROVENANCE = ("session_id", "row_index", "call_ids", "trace_id", "group_id", "t
                "loss_weight", "reward", "advantage", "status", "status_reason", "stop_reason", "policy_versions")
 
 
+def _provenance(row: Row, signal: str) -> Dict[str, Any]:
+    """Where the sample came from (polar's row fields), carried in ``extra_fields`` (verl drops unknown top-level fields)."""
+    out: Dict[str, Any] = {name: row.get(name) for name in _PROVENANCE}
+    out["signal"] = signal
+    return out
+
+
 def score_of(row: Row, signal: str) -> Optional[float]:
     """``reward_score``: advantage x loss weight (``signal="advantage"``), or the reward (None: verl's reward loop scores it)."""
     if signal == "reward":
@@ -96,7 +103,7 @@ def to_agent_loop_output(
         num_turns=2 * len(row["call_ids"]),
         metrics=module.AgentLoopMetrics(generate_sequences=(timings.get("model_ms") or 0) / 1000, tool_calls=(timings.get("tool_ms") or 0) / 1000),
         extra_fields={
-            "polar": {**{name: row.get(name) for name in _PROVENANCE}, "signal": signal},
+            "polar": _provenance(row, signal),
             "param_version_start": versions[0] if versions else -1,
             "param_version_end": versions[-1] if versions else -1,
             "polar_reward": row.get("reward"),
