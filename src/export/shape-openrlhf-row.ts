@@ -1,6 +1,6 @@
 // OpenRLHF shape: the dict an OpenRLHF agent executor returns for one finished rollout.
 import { InternalError } from '../errors.js';
-import { EXPORT_SCHEMA_VERSION } from './export-schema-version.js';
+import { rowProvenance, type RowProvenance } from './row-provenance.js';
 import { logprobsWithZeros, type ExportRowInput } from './export-row-input.js';
 import type { TrajectoryRow } from '../trajectory/trajectory-row.js';
 
@@ -33,28 +33,11 @@ export interface OpenRlhfExportRecord {
   scores: number;
   truncated: boolean;
   extra_logs: Record<string, number>;
-  polar: {
-    schema_version: typeof EXPORT_SCHEMA_VERSION;
-    session_id: number;
-    row_index: number;
+  /** Provenance as in the polar format, plus polar's group, advantage and loss weight. */
+  polar: RowProvenance & {
     group_id: string;
-    run_id: string | null;
-    builder: string;
-    call_ids: number[];
     advantage: number;
     loss_weight: number;
-    lineage_id: number | null;
-    lineage_kind: string | null;
-    /** Distinct policy versions the row's tokens were sampled with (polar serve), ascending. */
-    policy_versions: number[];
-    simulated: boolean;
-    /** As in the polar format. */
-    status: string;
-    status_reason: string | null;
-    trace_id: string;
-    step_index: number;
-    is_last_step: boolean;
-    stop_reason: string | null;
   };
 }
 
@@ -72,25 +55,10 @@ export function shapeOpenRlhfRow(input: ExportRowInput): OpenRlhfExportRecord {
     truncated: input.stopReason === 'length',
     extra_logs: {},
     polar: {
-      schema_version: EXPORT_SCHEMA_VERSION,
-      session_id: row.sessionId,
-      row_index: row.rowIndex,
+      ...rowProvenance(input),
       group_id: input.groupId,
-      run_id: session.runId,
-      builder: row.builder,
-      call_ids: row.callIds,
       advantage,
       loss_weight: input.lossWeight,
-      lineage_id: input.lineage?.id ?? null,
-      lineage_kind: input.lineage?.kind ?? null,
-      policy_versions: [...(input.policyVersions ?? [])],
-      simulated: session.simulated,
-      status: session.status,
-      status_reason: session.statusReason,
-      trace_id: input.trace.traceId,
-      step_index: input.trace.stepIndex,
-      is_last_step: input.trace.isLastStep,
-      stop_reason: input.stopReason,
     },
   };
 }

@@ -1,7 +1,7 @@
 // verl shape: the unpadded per-sample tensors verl's agent loop hands its trainer.
 import type { CallSamplingValues } from '../capture/call-record.js';
-import { EXPORT_SCHEMA_VERSION } from './export-schema-version.js';
 import { logprobsWithZeros, type ExportRowInput } from './export-row-input.js';
+import { rowProvenance, type RowProvenance } from './row-provenance.js';
 import { toPolarTimings, type PolarRowTimings } from './shape-polar-row.js';
 
 /**
@@ -31,26 +31,9 @@ export interface VerlExportRecord {
   /** polar's per-session advantage (grouped by session, not by row); null when the reward is. */
   advantage: number | null;
   loss_weight: number;
-  extra_info: {
-    schema_version: typeof EXPORT_SCHEMA_VERSION;
-    session_id: number;
-    row_index: number;
+  /** Provenance as in the polar format, plus the task, the sampling sent and the timings. */
+  extra_info: RowProvenance & {
     task_id: string;
-    run_id: string | null;
-    builder: string;
-    call_ids: number[];
-    lineage_id: number | null;
-    lineage_kind: string | null;
-    /** Distinct policy versions the row's tokens were sampled with (polar serve), ascending. */
-    policy_versions: number[];
-    simulated: boolean;
-    /** As in the polar format. */
-    status: string;
-    status_reason: string | null;
-    trace_id: string;
-    step_index: number;
-    is_last_step: boolean;
-    stop_reason: string | null;
     sampling: CallSamplingValues | null;
     timings: PolarRowTimings;
   };
@@ -68,23 +51,8 @@ export function shapeVerlRow(input: ExportRowInput): VerlExportRecord {
     advantage: input.advantage,
     loss_weight: input.lossWeight,
     extra_info: {
-      schema_version: EXPORT_SCHEMA_VERSION,
-      session_id: row.sessionId,
-      row_index: row.rowIndex,
+      ...rowProvenance(input),
       task_id: session.taskId,
-      run_id: session.runId,
-      builder: row.builder,
-      call_ids: row.callIds,
-      lineage_id: input.lineage?.id ?? null,
-      lineage_kind: input.lineage?.kind ?? null,
-      policy_versions: [...(input.policyVersions ?? [])],
-      simulated: session.simulated,
-      status: session.status,
-      status_reason: session.statusReason,
-      trace_id: input.trace.traceId,
-      step_index: input.trace.stepIndex,
-      is_last_step: input.trace.isLastStep,
-      stop_reason: input.stopReason,
       sampling: input.sampling.sampling,
       timings: toPolarTimings(input.timings),
     },
