@@ -38,6 +38,13 @@ export class ContinuousBatchingScheduler implements StepScheduler {
   }
 
   enqueue(request: EngineRequest): void {
+    // vLLM refuses such a request up front (max_model_len <= KV capacity); here it would wait forever.
+    const needed = Math.ceil((request.promptTokenIds.length + request.outputTokenIds.length) / this.config.blockSize);
+    if (needed > this.config.kvCacheBlocks) {
+      throw new Error(
+        `a request of ${request.promptTokenIds.length} + ${request.outputTokenIds.length} tokens needs ${needed} KV blocks; the cache has ${this.config.kvCacheBlocks} (${this.config.kvCacheBlocks * this.config.blockSize} tokens)`,
+      );
+    }
     this.waiting.push(request);
   }
 

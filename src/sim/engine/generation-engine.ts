@@ -44,12 +44,12 @@ export class GenerationEngine implements EngineControl {
     this.capacity = options.capacity ?? NO_CAPACITY;
   }
 
-  /** Queues a request; its tokens come out of later steps. */
+  /** Queues a request; its tokens come out of later steps. Throws when it could never fit the KV cache. */
   add(request: GenerationRequest): EngineRequest {
     const entry = new EngineRequest(`gen-${++this.nextId}`, request);
+    this.scheduler.enqueue(entry);
     if (this.sleepLevel > 0) this.totals.arrivedWhileAsleep++;
     this.requests.set(entry.id, entry);
-    this.scheduler.enqueue(entry);
     return entry;
   }
 

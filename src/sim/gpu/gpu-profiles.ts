@@ -12,7 +12,7 @@ const GIB = 2 ** 30;
 export const H100_SXM: GpuHardware = { name: 'H100 SXM 80GB', memoryBytes: 79.2 * GIB, hbmBytesPerSecond: 3.35e12, peakFlops: 989e12 };
 
 /** vLLM 0.11 (V1 engine, FlashAttention, CUDA graphs) on Hopper; fitted to GPUStack's Qwen3-8B / Qwen3-14B runs. */
-export const VLLM_HOPPER_EFFICIENCY: EngineEfficiency = { weightBandwidth: 0.8, kvBandwidth: 0.45, mfu: 0.42, stepOverheadMs: 1.2 };
+export const VLLM_HOPPER_EFFICIENCY: EngineEfficiency = { weightBandwidth: 0.75, kvBandwidth: 0.4, mfu: 0.37, stepOverheadMs: 1.2 };
 
 export interface GpuProfile {
   name: string;
