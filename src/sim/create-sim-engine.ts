@@ -30,6 +30,9 @@ export function createSimEngine(options: SimEngineOptions): { engine: Generation
     const scheduler = new FixedLatencyScheduler({ firstTokenMs: latency?.firstTokenMs ?? 0, perTokenMs: latency?.perTokenMs ?? 0 });
     return { engine: new GenerationEngine(scheduler), maxModelLen: options.maxModelLen ?? DEFAULT_MAX_MODEL_LEN };
   }
+  if (gpu.profile === '') {
+    throw new ConfigError('--max-num-seqs, --max-num-batched-tokens, --kv-cache-tokens, --gpu-memory-utilization and --no-prefix-caching need a GPU profile', 'Add --gpu <profile> (polar sim --list-gpus), or sim:<policy>?gpu=<profile>.');
+  }
   if (latency?.firstTokenMs !== undefined || latency?.perTokenMs !== undefined) {
     throw new ConfigError('--first-token-ms / --per-token-ms and --gpu both set the timing', 'Use one: a GPU profile times every step itself.');
   }

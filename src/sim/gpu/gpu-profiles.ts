@@ -114,3 +114,32 @@ export function resolveGpu(name: string, overrides: GpuOverrides = {}): Resolved
     },
   };
 }
+
+/** One line of `polar sim --list-gpus`. */
+export interface GpuProfileSummary {
+  name: string;
+  model: string;
+  gpu: string;
+  kvCacheTokens: number;
+  maxNumSeqs: number;
+  maxNumBatchedTokens: number;
+  ceilingTokensPerSecond: number;
+  /** One request decoding at 1,000 tokens of context. */
+  decodeStepMs: number;
+}
+
+export function summarizeGpuProfiles(): GpuProfileSummary[] {
+  return GPU_PROFILES.map((p) => {
+    const resolved = resolveGpu(p.name);
+    return {
+      name: p.name,
+      model: p.model.name,
+      gpu: p.gpu.name,
+      kvCacheTokens: resolved.capacity.kvCacheTokens ?? 0,
+      maxNumSeqs: resolved.scheduler.maxNumSeqs,
+      maxNumBatchedTokens: resolved.scheduler.maxNumBatchedTokens,
+      ceilingTokensPerSecond: resolved.capacity.ceilingTokensPerSecond ?? 0,
+      decodeStepMs: resolved.scheduler.cost.stepMs([{ tokens: 1, context: 1000 }]),
+    };
+  });
+}
