@@ -69,7 +69,7 @@ export class GenerationEngine implements EngineControl {
   /** Plans the next step, or null when nothing can run (idle, paused, asleep). */
   nextStep(): StepPlan | null {
     if (this.inFlight) throw new Error('nextStep() while a step is in flight: complete or interrupt it first');
-    if (this.sleepLevel > 0 || this.pauseState === 'paused-all') return null;
+    if (this.sleepLevel > 0 || (this.pauseState === 'paused-all' && !this.draining)) return null;
     const plan = this.scheduler.plan(this.pauseState === 'running' && !this.draining);
     if (!plan) return null;
     plan.version = this.weightVersion;
@@ -112,7 +112,8 @@ export class GenerationEngine implements EngineControl {
   async pause(mode: PauseMode, options: PauseOptions = {}): Promise<void> {
     if (mode === 'abort') this.abortAll();
     if (mode === 'wait') {
-      if (this.pauseState === 'running') this.pauseState = 'paused-new';
+      // From 'keep' too: the frozen requests now run to their end.
+      this.pauseState = 'paused-new';
       await this.when(() => this.inFlight === null && this.scheduler.runningCount() === 0);
     } else {
       this.pauseState = 'paused-all';

@@ -170,3 +170,33 @@ describe('weights and prefix cache', () => {
     expect(result.fresh.tokens.map((t) => t.version)).toEqual([3, 3, 3, 3, 3]);
   });
 });
+
+describe('combined states', () => {
+  it('pause wait after pause keep lets the frozen requests run to their end', async () => {
+    const driver = gpuDriver();
+    const frozen = driver.submit(request(20, 30));
+    const flow = (async () => {
+      await frozen.next(3);
+      await driver.pause('keep');
+      await driver.pause('wait');
+      return driver.metrics();
+    })();
+    await driver.run();
+    expect(await flow).toMatchObject({ running: 0, paused: true, generationTokens: 30, finished: { stop: 1, length: 0, abort: 0 } });
+  });
+
+  it('sleep wait while paused (keep) drains the frozen request, then sleeps', async () => {
+    const driver = gpuDriver();
+    const frozen = driver.submit(request(20, 30));
+    const flow = (async () => {
+      await frozen.next(3);
+      await driver.pause('keep');
+      await driver.sleep(1, 'wait');
+      return { asleep: driver.metrics(), rest: await frozen.next(Number.POSITIVE_INFINITY) };
+    })();
+    await driver.run();
+    const { asleep, rest } = await flow;
+    expect(asleep).toMatchObject({ sleepLevel: 1, running: 0, paused: true, generationTokens: 30 });
+    expect(rest.finish).toBe('stop');
+  });
+});
