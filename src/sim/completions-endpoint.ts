@@ -12,6 +12,7 @@ import { badRequest, SimHttpError } from './sim-errors.js';
 import { checkContextWindow, checkModel, logprobEntries, type ContextErrorStyle } from './simulate-completion.js';
 import type { GenerationService } from './engine/engine-driver.js';
 import type { EmittedToken, GenerationFinish } from './engine/generation-types.js';
+import { submitGeneration } from './submit-generation.js';
 import { clientGone, writeOrStop } from './write-response.js';
 
 const completionSchema = z.object({
@@ -93,9 +94,7 @@ export async function handleCompletions(body: unknown, headers: PolicyContext['h
   const usage = (completion: number) => ({ prompt_tokens: promptIds.length, total_tokens: promptIds.length + completion, completion_tokens: completion });
   const finishOf = (end: GenerationFinish): string => (end === 'abort' ? 'abort' : finish);
   const signal = clientGone(res);
-  const generation = o.generation.submit({ promptTokenIds: promptIds, outputTokenIds: ids, finishReason: finish });
-  if (signal.aborted) generation.cancel();
-  else signal.addEventListener('abort', () => generation.cancel(), { once: true });
+  const generation = submitGeneration(o.generation, { promptTokenIds: promptIds, outputTokenIds: ids, finishReason: finish }, signal);
   if (!request.stream) {
     const { tokens, finish: end } = await generation.next(Number.POSITIVE_INFINITY);
     if (signal.aborted) return;

@@ -10,10 +10,8 @@ import { handleCompletions } from './completions-endpoint.js';
 import { createSimEngine, type SimGpuOptions } from './create-sim-engine.js';
 import { emittedCompletion } from './emitted-completion.js';
 import type { GenerationService } from './engine/engine-driver.js';
-import type { GenerationHandle } from './engine/generation-types.js';
 import { RealTimeDriver } from './engine/real-time-driver.js';
-import { PROMETHEUS_CONTENT_TYPE } from './metrics/prometheus-text.js';
-import { renderVllmMetrics } from './metrics/render-vllm-metrics.js';
+import { sendVllmMetrics } from './metrics/render-vllm-metrics.js';
 import type { Policy, PolicyContext } from './policy.js';
 import { decodeTokens, encodeText, tokenPiece } from './qwen-tokenizer.js';
 import { renderQwenPrompt } from './render-qwen-prompt.js';
@@ -25,6 +23,7 @@ import { adjustLogprobs, applyStopStrings, reasoningInputFor } from './apply-sim
 import { defaultBehaviour, PREFLIGHT_HEADER, type SimBehaviour } from './sim-behaviour.js';
 import { toolModeOf } from './sim-request.js';
 import { streamChatCompletion } from './stream-chat-completion.js';
+import { submitGeneration } from './submit-generation.js';
 import { compatFor, DEFAULT_COMPAT } from './vllm-compat.js';
 import { clientGone, sendJson } from './write-response.js';
 
@@ -180,7 +179,6 @@ async function handleChat(req: IncomingMessage, res: ServerResponse, o: Resolved
   const request = reasoningInputFor(parsed, b.compat);
   const servedAs = typeof request.model === 'string' && b.modelNames.includes(request.model) ? request.model : o.modelName;
   stats.inFlight++;
-  let generation: GenerationHandle | undefined;
   try {
     const context: PolicyContext = { headers: headersOf(req), modelName: servedAs };
     const simulated = await simulateCompletion(request, o.policy, { ...o, modelName: servedAs }, context);
@@ -195,11 +193,7 @@ async function handleChat(req: IncomingMessage, res: ServerResponse, o: Resolved
       reasoningFields: b.reasoningFields,
     };
     // The tokens come out of the engine: a GPU profile's steps, or the fixed first-token / per-token timing.
-    const handle = o.generation.submit({ promptTokenIds: sim.promptTokenIds, outputTokenIds: sim.tokenIds, finishReason: sim.finishReason === 'length' ? 'length' : 'stop' });
-    generation = handle;
-    // A client that leaves aborts its request in the engine (its KV blocks are freed), as vLLM does.
-    if (signal.aborted) handle.cancel();
-    else signal.addEventListener('abort', () => handle.cancel(), { once: true });
+    const generation = submitGeneration(o.generation, { promptTokenIds: sim.promptTokenIds, outputTokenIds: sim.tokenIds, finishReason: sim.finishReason === 'length' ? 'length' : 'stop' }, signal);
     if (!request.stream) {
       const { tokens, finish } = await generation.next(Number.POSITIVE_INFINITY);
       if (signal.aborted) return;
@@ -209,7 +203,6 @@ async function handleChat(req: IncomingMessage, res: ServerResponse, o: Resolved
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
     await streamChatCompletion(res, signal, generation, { sim, request, identity, behaviour: b, chunkTokens: o.chunkTokens });
   } finally {
-    if (signal.aborted) generation?.cancel();
     stats.inFlight--;
     if (signal.aborted) stats.disconnects++;
   }
@@ -297,18 +290,11 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; run: Handler }> = {
   '/v1/completions': { method: 'POST', run: async (req, res, o) => handleCompletions(await readJson(req), headersOf(req), res, o) },
   '/tokenize': { method: 'POST', run: handleTokenize },
   '/detokenize': { method: 'POST', run: handleDetokenize },
-  '/metrics': { method: 'GET', run: handleMetrics },
+  '/metrics': {
+    method: 'GET',
+    run: (_req, res, o) => sendVllmMetrics(res, o.generation.metrics(), { modelName: o.modelName, legacyCacheNames: o.behaviour.compat.legacyCacheMetricNames, createdSeconds: o.startedAt }),
+  },
 };
-
-function handleMetrics(_req: IncomingMessage, res: ServerResponse, o: ResolvedOptions): void {
-  const text = renderVllmMetrics(o.generation.metrics(), {
-    modelName: o.modelName,
-    legacyCacheNames: o.behaviour.compat.legacyCacheMetricNames,
-    createdSeconds: o.startedAt,
-  });
-  res.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE, 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
 
 async function route(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://sim').pathname;

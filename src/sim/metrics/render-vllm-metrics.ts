@@ -3,8 +3,9 @@
 // Names by version: vllm:gpu_cache_usage_perc and vllm:gpu_prefix_cache_{queries,hits} were deprecated in
 // 0.9.2 for kv_cache_usage_perc / prefix_cache_{queries,hits}, hidden from 0.11 and removed in 0.12; a
 // simulator imitating vLLM < 0.11 (--vllm-compat) serves both spellings.
+import type { ServerResponse } from 'node:http';
 import type { EngineMetricsSnapshot } from '../engine/engine-metrics.js';
-import { renderPrometheus, type MetricFamily } from './prometheus-text.js';
+import { PROMETHEUS_CONTENT_TYPE, renderPrometheus, type MetricFamily } from './prometheus-text.js';
 
 export interface VllmMetricsOptions {
   /** The served model name (vLLM's model_name label). */
@@ -51,4 +52,11 @@ export function renderVllmMetrics(snapshot: EngineMetricsSnapshot, options: Vllm
     counter('polar_sim_requests_arrived_asleep', 'polar simulator: requests that arrived while the engine slept.', snapshot.arrivedWhileAsleep),
   ];
   return renderPrometheus(families.filter((family): family is MetricFamily => family !== false), options.createdSeconds);
+}
+
+/** Answers GET /metrics. */
+export function sendVllmMetrics(res: ServerResponse, snapshot: EngineMetricsSnapshot, options: VllmMetricsOptions): void {
+  const text = renderVllmMetrics(snapshot, options);
+  res.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE, 'content-length': Buffer.byteLength(text) });
+  res.end(text);
 }
