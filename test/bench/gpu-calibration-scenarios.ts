@@ -1,6 +1,7 @@
 // Published vLLM serving benchmarks (`vllm bench serve`, vLLM 0.11.0, one H100) and how to replay them in
 // virtual time on a simulated GPU. Source: GPUStack's performance lab (docs/performance-lab/ in
-// github.com/gpustack/gpustack), baseline `vllm serve <model>` with no other flag.
+// github.com/gpustack/gpustack; read at 1dbc3b81 for Qwen3-8B, 7ae332aa for Qwen3-14B, 10e9444a for Qwen3-32B),
+// baseline `vllm serve <model>` with no other flag.
 import { ContinuousBatchingScheduler } from '../../src/sim/engine/continuous-batching-scheduler.js';
 import { GenerationEngine } from '../../src/sim/engine/generation-engine.js';
 import { VirtualTimeDriver } from '../../src/sim/engine/virtual-time-driver.js';

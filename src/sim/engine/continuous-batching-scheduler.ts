@@ -1,4 +1,4 @@
-// vLLM V1's scheduler (vllm/v1/core/sched/scheduler.py, `schedule()`), reduced to what shapes timing:
+// vLLM V1's scheduler (vllm/v1/core/sched/scheduler.py `schedule()`, read at 00024d31), reduced to what shapes timing:
 // running requests first (one decode token each, or the next chunk of an unfinished prefill), then
 // waiting ones while the token budget, max_num_seqs and free KV blocks allow; a running request that
 // needs a block when none is free preempts the latest-admitted one (recompute: it loses its blocks and

@@ -1,4 +1,4 @@
-// vLLM V1's KV cache manager in miniature (vllm/v1/core/kv_cache_manager.py, block_pool.py): fixed-size
+// vLLM V1's KV cache manager in miniature (vllm/v1/core/kv_cache_manager.py at 003df296, block_pool.py): fixed-size
 // blocks, a free queue in LRU order, and prefix caching by hashes of full blocks. Freed blocks keep their
 // hash until a new allocation evicts them, so a resent conversation finds its prefix still cached.
 import { hashBlock, ROOT_BLOCK_HASH } from './block-hash.js';

@@ -1,4 +1,4 @@
-// An engine metrics snapshot under vLLM's Prometheus names (vllm/v1/metrics/loggers.py, PrometheusStatLogger),
+// An engine metrics snapshot under vLLM's Prometheus names (vllm/v1/metrics/loggers.py, PrometheusStatLogger; read at 005a810b and two later stored versions),
 // plus polar_sim_* series that vLLM does not have (clearly named so nobody mistakes them for vLLM's).
 // Names by version: vllm:gpu_cache_usage_perc and vllm:gpu_prefix_cache_{queries,hits} were deprecated in
 // 0.9.2 for kv_cache_usage_perc / prefix_cache_{queries,hits}, hidden from 0.11 and removed in 0.12; a
