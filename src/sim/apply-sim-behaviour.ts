@@ -12,9 +12,9 @@ export const LOGPROB_CLAMP = -9999;
 /**
  * `processed` logprobs depend on the request's temperature (scaled by 1/T: a stand-in for vLLM's
  * renormalised distribution that is enough to tell the modes apart); `raw` ones do not. Every Nth
- * sampled token is clamped to -9999 when asked.
+ * sampled token is clamped to -9999 when asked. `offset`: output position of entries[0].
  */
-export function adjustLogprobs(entries: LogprobEntryWire[] | null, request: SimChatRequest, behaviour: SimBehaviour): LogprobEntryWire[] | null {
+export function adjustLogprobs(entries: LogprobEntryWire[] | null, request: SimChatRequest, behaviour: SimBehaviour, offset = 0): LogprobEntryWire[] | null {
   if (entries === null) return null;
   const temperature = request.temperature ?? 1;
   const scale = behaviour.logprobsMode === 'processed' && temperature > 0 && temperature !== 1 ? 1 / temperature : 1;
@@ -22,7 +22,7 @@ export function adjustLogprobs(entries: LogprobEntryWire[] | null, request: SimC
   if (scale === 1 && every <= 0) return entries;
   const adjust = (value: number): number => (value <= LOGPROB_CLAMP ? value : Math.max(Math.fround(value * scale), LOGPROB_CLAMP));
   return entries.map((entry, position) => {
-    const clamped = every > 0 && (position + 1) % every === 0;
+    const clamped = every > 0 && (offset + position + 1) % every === 0;
     const logprob = clamped ? LOGPROB_CLAMP : adjust(entry.logprob);
     const top = entry.top_logprobs?.map((candidate, index) => ({
       ...candidate,

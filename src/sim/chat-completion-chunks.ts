@@ -1,11 +1,13 @@
-// A finished simulation -> the `chat.completion.chunk` sequence vLLM streams for it (role, deltas, finish, usage).
-import type { ChatCompletionChunkWire, UsageWire } from '../upstream/vllm-api-types.js';
+// A simulation -> the `chat.completion.chunk` sequence vLLM streams for it (role, deltas, finish, usage).
+// ChatChunkBuilder makes the chunks one token range at a time, as the engine emits the tokens;
+// chatCompletionChunks() runs it over a finished simulation in one go.
+import type { ChatCompletionChunkWire, LogprobEntryWire, UsageWire } from '../upstream/vllm-api-types.js';
 import type { ResponseIdentity } from './build-chat-completion.js';
 import { ModelStreamParser } from '../model-format/model-stream-parser.js';
 import type { SimChatRequest } from './sim-request.js';
 import type { SimulatedCompletion } from './simulate-completion.js';
 import { renameReasoning } from './apply-sim-behaviour.js';
-import { DEFAULT_COMPAT } from './vllm-compat.js';
+import { DEFAULT_COMPAT, type VllmCompat } from './vllm-compat.js';
 
 export interface PlannedChunk {
   chunk: ChatCompletionChunkWire;
@@ -17,69 +19,111 @@ function usage(prompt: number, completion: number): UsageWire {
   return { prompt_tokens: prompt, total_tokens: prompt + completion, completion_tokens: completion };
 }
 
+/** One range of sampled tokens: their ids, the text each adds, and their logprob entries (when asked for). */
+export interface TokenRange {
+  ids: readonly number[];
+  texts: readonly string[];
+  logprobs: LogprobEntryWire[] | null;
+}
+
 /**
- * The chunks in order. Deltas follow vLLM (>= PR #29074): a chunk whose text the parsers hold back
- * still goes out with an empty delta when token_ids or logprobs were requested, so the streamed
+ * The chunks of one streamed answer. Deltas follow vLLM (>= PR #29074): a range whose text the parsers
+ * hold back still goes out with an empty delta when token_ids or logprobs were requested, so the streamed
  * token_ids and logprobs add up to the non-streaming ones. `serverReturnsTokenIds: false` imitates
  * vLLM < 0.10.2: no token id fields, and held-back chunks are dropped.
  */
+export class ChatChunkBuilder {
+  private readonly base: { id: string; object: 'chat.completion.chunk'; created: number; model: string };
+  private readonly parser: ModelStreamParser;
+  private readonly compat: VllmCompat;
+  private readonly wantIds: boolean;
+  private readonly idsRequested: boolean;
+  private readonly includeUsage: boolean;
+  private readonly continuousUsage: boolean;
+  private readonly keepHeldBack: boolean;
+  private completion = 0;
+
+  constructor(
+    private readonly sim: SimulatedCompletion,
+    request: SimChatRequest,
+    private readonly identity: ResponseIdentity,
+  ) {
+    this.base = { id: identity.id, object: 'chat.completion.chunk', created: identity.created, model: identity.model };
+    this.wantIds = identity.serverReturnsTokenIds;
+    this.idsRequested = request.return_token_ids === true;
+    const options = request.stream_options;
+    this.includeUsage = options ? (options.include_usage ?? true) : false;
+    this.continuousUsage = this.includeUsage && (options?.continuous_usage_stats ?? false);
+    this.parser = new ModelStreamParser({ thinking: sim.thinking, toolMode: sim.toolMode, toolFormat: sim.toolFormat, tools: sim.tools });
+    this.compat = identity.compat ?? DEFAULT_COMPAT;
+    // vLLM 0.10.2 to ~0.12 (compat.dropHeldBackChunks) skip held-back chunks even when ids were requested.
+    this.keepHeldBack = this.wantIds && !this.compat.dropHeldBackChunks ? this.idsRequested || sim.logprobs !== null : false;
+  }
+
+  /** The first chunk: the assistant role (and the prompt ids). */
+  role(): ChatCompletionChunkWire {
+    const prompt = this.sim.promptTokenIds;
+    return {
+      ...this.base,
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+      ...(this.wantIds ? { prompt_token_ids: this.idsRequested ? prompt : null } : {}),
+      ...(this.continuousUsage ? { usage: usage(prompt.length, 0) } : {}),
+    };
+  }
+
+  /**
+   * The chunk for the next range of tokens, or null when the parsers hold its text back and nothing
+   * else must go out. `finishReason` set: this is the last range (it may be empty).
+   */
+  tokens(range: TokenRange, finishReason: SimulatedCompletion['finishReason'] | null): ChatCompletionChunkWire | null {
+    const last = finishReason !== null;
+    const delta = this.parser.push(range.texts.join(''), last);
+    this.completion += range.ids.length;
+    if (delta === null && !last && !this.keepHeldBack) return null;
+    const sim = this.sim;
+    const logprobs = sim.logprobs ? { content: range.logprobs ?? [] } : null;
+    const tokenIds = this.wantIds ? { token_ids: this.idsRequested ? [...range.ids] : null } : {};
+    const named = sim.toolMode.kind === 'named';
+    const finish = last
+      ? {
+          finish_reason:
+            this.parser.toolsStreamed && (!named || this.compat.namedToolFinish === 'tool_calls') && finishReason === 'stop' ? 'tool_calls' : finishReason,
+          stop_reason: finishReason === 'abort' ? null : (sim.stopReason ?? null),
+        }
+      : { finish_reason: null };
+    const shaped: Record<string, unknown> = { ...(delta ?? {}) };
+    renameReasoning(shaped, this.identity.reasoningFields ?? this.compat.reasoningFields);
+    return {
+      ...this.base,
+      choices: [{ index: 0, delta: shaped, logprobs, ...finish, ...tokenIds }],
+      ...(this.continuousUsage ? { usage: usage(sim.promptTokenIds.length, this.completion) } : {}),
+    };
+  }
+
+  /** The closing usage chunk (stream_options.include_usage), or null. */
+  usage(): ChatCompletionChunkWire | null {
+    return this.includeUsage ? { ...this.base, choices: [], usage: usage(this.sim.promptTokenIds.length, this.completion) } : null;
+  }
+}
+
+/** The chunks of a finished simulation in order, `chunkTokens` sampled tokens per chunk. */
 export function* chatCompletionChunks(
   sim: SimulatedCompletion,
   request: SimChatRequest,
   identity: ResponseIdentity,
   chunkTokens: number,
 ): Generator<PlannedChunk> {
-  const base = { id: identity.id, object: 'chat.completion.chunk' as const, created: identity.created, model: identity.model };
-  const wantIds = identity.serverReturnsTokenIds;
-  const idsRequested = request.return_token_ids === true;
-  const options = request.stream_options;
-  const includeUsage = options ? (options.include_usage ?? true) : false;
-  const continuousUsage = includeUsage && (options?.continuous_usage_stats ?? false);
-  const promptTokens = sim.promptTokenIds.length;
-
-  const first: ChatCompletionChunkWire = {
-    ...base,
-    choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
-    ...(wantIds ? { prompt_token_ids: idsRequested ? sim.promptTokenIds : null } : {}),
-    ...(continuousUsage ? { usage: usage(promptTokens, 0) } : {}),
-  };
-  yield { chunk: first, tokens: 0 };
-
-  const parser = new ModelStreamParser({ thinking: sim.thinking, toolMode: sim.toolMode, toolFormat: sim.toolFormat, tools: sim.tools });
+  const builder = new ChatChunkBuilder(sim, request, identity);
+  yield { chunk: builder.role(), tokens: 0 };
   const total = sim.tokenIds.length;
   const step = Math.max(1, Math.floor(chunkTokens));
-  const compat = identity.compat ?? DEFAULT_COMPAT;
-  const reasoningFields = identity.reasoningFields ?? compat.reasoningFields;
-  // vLLM 0.10.2 to ~0.12 (compat.dropHeldBackChunks) skip held-back chunks even when ids were requested.
-  const keepHeldBack = wantIds && !compat.dropHeldBackChunks ? idsRequested || sim.logprobs !== null : false;
   for (let start = 0; start < total || (total === 0 && start === 0); start += step) {
     const end = Math.min(total, start + step);
-    const last = end >= total;
-    const delta = parser.push(sim.tokenTexts.slice(start, end).join(''), last);
-    if (delta === null && !last && !keepHeldBack) continue;
-    const logprobs = sim.logprobs ? { content: sim.logprobs.slice(start, end) } : null;
-    const tokenIds = wantIds ? { token_ids: idsRequested ? sim.tokenIds.slice(start, end) : null } : {};
-    const finish = last
-      ? {
-          finish_reason:
-            parser.toolsStreamed && (sim.toolMode.kind !== 'named' || compat.namedToolFinish === 'tool_calls') && sim.finishReason === 'stop'
-              ? 'tool_calls'
-              : sim.finishReason,
-          stop_reason: sim.stopReason ?? null,
-        }
-      : { finish_reason: null };
-    const shaped: Record<string, unknown> = { ...(delta ?? {}) };
-    renameReasoning(shaped, reasoningFields);
-    yield {
-      chunk: {
-        ...base,
-        choices: [{ index: 0, delta: shaped, logprobs, ...finish, ...tokenIds }],
-        ...(continuousUsage ? { usage: usage(promptTokens, end) } : {}),
-      },
-      tokens: end - start,
-    };
+    const range = { ids: sim.tokenIds.slice(start, end), texts: sim.tokenTexts.slice(start, end), logprobs: sim.logprobs?.slice(start, end) ?? null };
+    const chunk = builder.tokens(range, end >= total ? sim.finishReason : null);
+    if (chunk) yield { chunk, tokens: end - start };
     if (total === 0) break;
   }
-
-  if (includeUsage) yield { chunk: { ...base, choices: [], usage: usage(promptTokens, total) }, tokens: 0 };
+  const closing = builder.usage();
+  if (closing) yield { chunk: closing, tokens: 0 };
 }

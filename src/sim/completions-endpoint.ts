@@ -10,6 +10,10 @@ import { renderSampledText } from './render-sampled-text.js';
 import type { DriftKnobs } from './sim-drift.js';
 import { badRequest, SimHttpError } from './sim-errors.js';
 import { checkContextWindow, checkModel, logprobEntries, type ContextErrorStyle } from './simulate-completion.js';
+import type { GenerationService } from './engine/engine-driver.js';
+import type { EmittedToken, GenerationFinish } from './engine/generation-types.js';
+import { submitGeneration } from './submit-generation.js';
+import { clientGone, writeOrStop } from './write-response.js';
 
 const completionSchema = z.object({
   model: z.string().nullish(),
@@ -30,11 +34,12 @@ export interface CompletionsOptions {
   contextErrorStyle: ContextErrorStyle;
   toolFormat: ToolFormat;
   drift: DriftKnobs | undefined;
+  generation: GenerationService;
 }
 
-/** Legacy completions logprobs for a span of tokens. */
-function legacyLogprobs(ids: readonly number[], texts: readonly string[], offset: number, top: number) {
-  const entries = logprobEntries(ids, top, false);
+/** Legacy completions logprobs for a span of emitted tokens (output position `position`, text offset `offset`). */
+function legacyLogprobs(tokens: readonly EmittedToken[], texts: readonly string[], position: number, offset: number, top: number) {
+  const entries = logprobEntries(tokens.map((t) => t.id), top, false, tokens.map((t) => t.version), position);
   let at = offset;
   return {
     tokens: entries.map((entry) => entry.token),
@@ -86,23 +91,29 @@ export async function handleCompletions(body: unknown, headers: PolicyContext['h
   const top = request.logprobs ?? null;
   const wantIds = request.return_token_ids === true;
   const base = { id: `cmpl-${randomUUID().replace(/-/g, '')}`, object: 'text_completion' as const, created: Math.floor(Date.now() / 1000), model: o.modelName };
-  const usage = { prompt_tokens: promptIds.length, total_tokens: promptIds.length + ids.length, completion_tokens: ids.length };
+  const usage = (completion: number) => ({ prompt_tokens: promptIds.length, total_tokens: promptIds.length + completion, completion_tokens: completion });
+  const finishOf = (end: GenerationFinish): string => (end === 'abort' ? 'abort' : finish);
+  const signal = clientGone(res);
+  const generation = submitGeneration(o.generation, { promptTokenIds: promptIds, outputTokenIds: ids, finishReason: finish }, signal);
   if (!request.stream) {
+    const { tokens, finish: end } = await generation.next(Number.POSITIVE_INFINITY);
+    if (signal.aborted) return;
+    const out = texts.slice(0, tokens.length);
     const json = JSON.stringify({
       ...base,
       choices: [
         {
           index: 0,
-          text: texts.join(''),
-          logprobs: top === null ? null : legacyLogprobs(ids, texts, 0, top),
-          finish_reason: finish,
+          text: out.join(''),
+          logprobs: top === null ? null : legacyLogprobs(tokens, out, 0, 0, top),
+          finish_reason: finishOf(end ?? 'abort'),
           stop_reason: null,
-          token_ids: wantIds ? ids : null,
+          token_ids: wantIds ? tokens.map((t) => t.id) : null,
           prompt_token_ids: wantIds ? promptIds : null,
           prompt_logprobs: null,
         },
       ],
-      usage,
+      usage: usage(tokens.length),
     });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
     res.end(json);
@@ -110,21 +121,27 @@ export async function handleCompletions(body: unknown, headers: PolicyContext['h
   }
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
   let offset = 0;
-  for (let i = 0; i < ids.length; i++) {
-    const last = i === ids.length - 1;
+  let sent = 0;
+  for (;;) {
+    // One chunk per sampled token, written as the engine emits it.
+    const { tokens, offset: position, finish: end } = await generation.next(1);
+    if (signal.aborted) return;
+    const text = texts.slice(position, position + tokens.length);
     const choice = {
       index: 0,
-      text: texts[i],
-      logprobs: top === null ? null : legacyLogprobs([ids[i]!], [texts[i]!], offset, top),
-      finish_reason: last ? finish : null,
+      text: text.join(''),
+      logprobs: top === null ? null : legacyLogprobs(tokens, text, position, offset, top),
+      finish_reason: end === null ? null : finishOf(end),
       stop_reason: null,
-      ...(wantIds ? { token_ids: [ids[i]] } : {}),
-      ...(wantIds && i === 0 ? { prompt_token_ids: promptIds } : {}),
+      ...(wantIds ? { token_ids: tokens.map((t) => t.id) } : {}),
+      ...(wantIds && position === 0 ? { prompt_token_ids: promptIds } : {}),
     };
-    offset += texts[i]!.length;
-    res.write(`data: ${JSON.stringify({ ...base, choices: [choice] })}\n\n`);
+    offset += choice.text.length;
+    sent += tokens.length;
+    if (!(await writeOrStop(res, `data: ${JSON.stringify({ ...base, choices: [choice] })}\n\n`, signal))) return;
+    if (end !== null) break;
   }
-  if (request.stream_options?.include_usage) res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
-  res.end('data: [DONE]\n\n');
+  if (request.stream_options?.include_usage && !(await writeOrStop(res, `data: ${JSON.stringify({ ...base, choices: [], usage: usage(sent) })}\n\n`, signal))) return;
+  if (await writeOrStop(res, 'data: [DONE]\n\n', signal)) res.end();
 }
 

@@ -1,9 +1,10 @@
 // `sim[:<policy>][?option=value&option=value]`: the simulator as an --upstream, with the same options
 // as the `polar sim` flags (e.g. `sim:noop?served-model-name=a,b&logprobs-mode=processed&fail-after=2`,
-// `sim:noop?engine=sglang&token-ids=false`).
+// `sim:noop?engine=sglang&token-ids=false`, `sim:oracle?gpu=qwen3-8b-h100&max-num-seqs=64`).
 import { UsageError } from '../errors.js';
 import { asToolFormat, TOOL_FORMATS } from '../model-format/format-types.js';
 import { parseDriftSpec } from './sim-drift.js';
+import type { SimGpuOptions } from './create-sim-engine.js';
 import type { SimServerOptions } from './sim-server.js';
 
 export type SimSpecOptions = Omit<SimServerOptions, 'policy' | 'host' | 'port'>;
@@ -33,10 +34,20 @@ const text = (key: keyof SimSpecOptions): Setter => (options, value) => {
 const sglang = <K extends keyof NonNullable<SimSpecOptions['sglang']>>(key: K, read: (value: string, name: string) => NonNullable<SimSpecOptions['sglang']>[K]): Setter => (options, value, name) => {
   options.sglang = { ...options.sglang, [key]: read(value, name) };
 };
-const asBool = (value: string, name: string): boolean => {
+type GpuKey = Exclude<keyof SimGpuOptions, 'profile'>;
+/** A GPU override; the profile itself may come before or after it (`createSimEngine` checks that one is named). */
+const gpuSetting = (key: GpuKey, parse: (value: string, name: string) => number | boolean): Setter => (options, value, name) => {
+  options.gpu = { profile: '', ...options.gpu, [key]: parse(value, name) };
+};
+function toFraction(value: string, name: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 1) throw new UsageError(`sim option ${name}=${value}: expected a number in (0, 1]`);
+  return n;
+}
+function toBoolean(value: string, name: string): boolean {
   if (value !== 'true' && value !== 'false') throw new UsageError(`sim option ${name}=${value}: expected true or false`);
   return value === 'true';
-};
+}
 
 /** Option names (the `polar sim` flag names without `--`) → how they set SimServerOptions. */
 export const SIM_SPEC_OPTIONS: Record<string, Setter> = {
@@ -60,8 +71,8 @@ export const SIM_SPEC_OPTIONS: Record<string, Setter> = {
   'chunk-tokens': integer('chunkTokens', 1),
   engine: oneOf('engine', ['vllm', 'sglang']),
   'sglang-version': sglang('version', (value) => value),
-  'reasoning-parser': sglang('reasoningParser', asBool),
-  'tokenize-messages': sglang('tokenizeMessages', asBool),
+  'reasoning-parser': sglang('reasoningParser', toBoolean),
+  'tokenize-messages': sglang('tokenizeMessages', toBoolean),
   'router-workers': sglang('routerWorkers', (value, name) => toInteger(value, name, 0)),
   'unhealthy-workers': sglang('unhealthyWorkers', (value, name) => toInteger(value, name, 0)),
   'tool-format': (options, value, name) => {
@@ -78,6 +89,14 @@ export const SIM_SPEC_OPTIONS: Record<string, Setter> = {
   'per-token-ms': (options, value, name) => {
     options.latency = { ...options.latency, perTokenMs: toInteger(value, name, 0) };
   },
+  gpu: (options, value) => {
+    options.gpu = { ...options.gpu, profile: value };
+  },
+  'max-num-seqs': gpuSetting('maxNumSeqs', (value, name) => toInteger(value, name, 1)),
+  'max-num-batched-tokens': gpuSetting('maxNumBatchedTokens', (value, name) => toInteger(value, name, 1)),
+  'kv-cache-tokens': gpuSetting('kvCacheTokens', (value, name) => toInteger(value, name, 16)),
+  'gpu-memory-utilization': gpuSetting('gpuMemoryUtilization', toFraction),
+  'prefix-caching': gpuSetting('prefixCaching', toBoolean),
 };
 
 /** Splits `sim:<policy>?a=1&b=2` into the policy spec (`noop` for bare `sim`) and server options. */

@@ -1,15 +1,18 @@
 // The simulator on a real node:http socket, vLLM-compatible (chat completions JSON and SSE, completions,
 // models, tokenize) or SGLang-shaped (`engine: 'sglang'`: the route table of sglang/sglang-routes.ts).
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ToolFormat } from '../model-format/format-types.js';
 import type { ModelListWire } from '../upstream/vllm-api-types.js';
 import { buildChatCompletion, type ResponseIdentity } from './build-chat-completion.js';
-import { chatCompletionChunks } from './chat-completion-chunks.js';
 import { handleCompletions } from './completions-endpoint.js';
+import { createSimEngine, type SimGpuOptions } from './create-sim-engine.js';
+import { emittedCompletion } from './emitted-completion.js';
+import type { GenerationService } from './engine/engine-driver.js';
+import { RealTimeDriver } from './engine/real-time-driver.js';
+import { sendVllmMetrics } from './metrics/render-vllm-metrics.js';
 import type { Policy, PolicyContext } from './policy.js';
 import { decodeTokens, encodeText, tokenPiece } from './qwen-tokenizer.js';
 import { renderQwenPrompt } from './render-qwen-prompt.js';
@@ -20,9 +23,12 @@ import { checkModel, simulateCompletion, type ContextErrorStyle } from './simula
 import { adjustLogprobs, applyStopStrings, reasoningInputFor } from './apply-sim-behaviour.js';
 import { defaultBehaviour, PREFLIGHT_HEADER, type SimBehaviour } from './sim-behaviour.js';
 import { toolModeOf } from './sim-request.js';
+import { streamChatCompletion } from './stream-chat-completion.js';
+import { submitGeneration } from './submit-generation.js';
 import { compatFor, DEFAULT_COMPAT } from './vllm-compat.js';
 import { resolveSglangSim, type SglangSimOptions, type ResolvedSglangSim } from './sglang/sglang-sim-options.js';
 import { SGLANG_ROUTES } from './sglang/sglang-routes.js';
+import { clientGone, sendJson } from './write-response.js';
 
 /** What `/version` reports without --vllm-compat. */
 export const SIM_VERSION = DEFAULT_COMPAT.version;
@@ -36,8 +42,10 @@ export interface SimServerOptions {
   maxModelLen?: number;
   /** Default true. False imitates vLLM < 0.10.2, which silently ignores return_token_ids. */
   returnTokenIds?: boolean;
-  /** Simulated timing (default none): time to first token, then per sampled token. */
+  /** Simulated timing without a GPU (default none): each request's first token after firstTokenMs, then one per perTokenMs. */
   latency?: { firstTokenMs?: number; perTokenMs?: number };
+  /** A simulated GPU (continuous batching, KV cache, prefix cache) that times every step instead; see src/sim/gpu/. */
+  gpu?: SimGpuOptions;
   /** Sampled tokens per stream chunk (default 1). */
   chunkTokens?: number;
   /** Context-overflow wording: 'v0.11' (default), 'legacy' (vLLM <= 0.10) or 'new' (~0.16+). */
@@ -95,6 +103,8 @@ export interface SimServer {
   port: number;
   /** Live counters. */
   readonly stats: Readonly<SimServerStats>;
+  /** The generation engine every route waits on: control (pause, weights, sleep) and metrics. */
+  readonly engine: GenerationService;
   close(): Promise<void>;
 }
 
@@ -107,8 +117,6 @@ export interface ResolvedOptions {
   modelName: string;
   maxModelLen: number;
   returnTokenIds: boolean;
-  firstTokenMs: number;
-  perTokenMs: number;
   chunkTokens: number;
   contextErrorStyle: ContextErrorStyle;
   behaviour: SimBehaviour;
@@ -116,12 +124,9 @@ export interface ResolvedOptions {
   restart(ms: number): void;
   toolFormat: ToolFormat;
   drift: DriftKnobs | undefined;
-}
-
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
+  generation: GenerationService;
+  /** Unix seconds the server started (the metrics' `_created`). */
+  startedAt: number;
 }
 
 export async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -158,17 +163,6 @@ export async function wait(ms: number, signal: AbortSignal): Promise<boolean> {
   }
 }
 
-export async function write(res: ServerResponse, data: string, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return false;
-  if (res.write(data)) return true;
-  try {
-    await once(res, 'drain', { signal });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function handleChat(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats): Promise<void> {
   stats.requests++;
   const b = o.behaviour;
@@ -180,11 +174,7 @@ async function handleChat(req: IncomingMessage, res: ServerResponse, o: Resolved
     return;
   }
   const parsed = parseSimRequest(await readJson(req));
-  const controller = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  const { signal } = controller;
+  const signal = clientGone(res);
   if (counted && b.failAfter > 0 && n > b.failAfter) {
     throw new SimHttpError(500, 'EngineCore encountered an issue. See stack trace (above) for the root cause.', 'EngineDeadError');
   }
@@ -213,20 +203,16 @@ async function handleChat(req: IncomingMessage, res: ServerResponse, o: Resolved
       compat: b.compat,
       reasoningFields: b.reasoningFields,
     };
+    // The tokens come out of the engine: a GPU profile's steps, or the fixed first-token / per-token timing.
+    const generation = submitGeneration(o.generation, { promptTokenIds: sim.promptTokenIds, outputTokenIds: sim.tokenIds, finishReason: sim.finishReason === 'length' ? 'length' : 'stop' }, signal);
     if (!request.stream) {
-      const n = sim.tokenIds.length;
-      if (!(await wait(o.firstTokenMs + o.perTokenMs * Math.max(0, n - 1), signal))) return;
-      sendJson(res, 200, buildChatCompletion(sim, request, identity));
+      const { tokens, finish } = await generation.next(Number.POSITIVE_INFINITY);
+      if (signal.aborted) return;
+      sendJson(res, 200, buildChatCompletion(emittedCompletion(sim, tokens, finish ?? 'abort', request, b), request, identity));
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
-    let firstTokens = true;
-    for (const { chunk, tokens } of chatCompletionChunks(sim, request, identity, o.chunkTokens)) {
-      const delay = tokens === 0 ? 0 : firstTokens ? o.firstTokenMs + o.perTokenMs * (tokens - 1) : o.perTokenMs * tokens;
-      if (tokens > 0) firstTokens = false;
-      if (!(await wait(delay, signal)) || !(await write(res, `data: ${JSON.stringify(chunk)}\n\n`, signal))) return;
-    }
-    if (await write(res, 'data: [DONE]\n\n', signal)) res.end();
+    await streamChatCompletion(res, signal, generation, { sim, request, identity, behaviour: b, chunkTokens: o.chunkTokens });
   } finally {
     stats.inFlight--;
     if (signal.aborted) stats.disconnects++;
@@ -318,6 +304,10 @@ const ROUTES: RouteTable = {
   '/v1/completions': { method: 'POST', run: async (req, res, o) => handleCompletions(await readJson(req), headersOf(req), res, o) },
   '/tokenize': { method: 'POST', run: handleTokenize },
   '/detokenize': { method: 'POST', run: handleDetokenize },
+  '/metrics': {
+    method: 'GET',
+    run: (_req, res, o) => sendVllmMetrics(res, o.generation.metrics(), { modelName: o.modelName, legacyCacheNames: o.behaviour.compat.legacyCacheMetricNames, createdSeconds: o.startedAt }),
+  },
 };
 
 async function route(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats): Promise<void> {
@@ -332,6 +322,8 @@ async function route(req: IncomingMessage, res: ServerResponse, o: ResolvedOptio
 /** Starts the simulator; resolves once it listens. */
 export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
   const behaviour = resolveBehaviour(options);
+  const { engine, maxModelLen } = createSimEngine({ latency: options.latency, gpu: options.gpu, maxModelLen: options.maxModelLen });
+  const driver = new RealTimeDriver(engine);
   let restart: (ms: number) => void = () => undefined;
   const resolved: ResolvedOptions = {
     engine: options.engine ?? 'vllm',
@@ -340,14 +332,14 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     restart: (ms) => restart(ms),
     policy: options.policy,
     modelName: behaviour.modelNames[0] as string,
-    maxModelLen: options.maxModelLen ?? 32768,
+    maxModelLen,
     returnTokenIds: options.returnTokenIds ?? true,
-    firstTokenMs: options.latency?.firstTokenMs ?? 0,
-    perTokenMs: options.latency?.perTokenMs ?? 0,
     chunkTokens: options.chunkTokens ?? 1,
     contextErrorStyle: options.contextErrorStyle ?? behaviour.compat.contextError,
     toolFormat: options.toolFormat ?? 'hermes',
     drift: options.drift,
+    generation: driver,
+    startedAt: Date.now() / 1000,
   };
   const stats: SimServerStats = { requests: 0, inFlight: 0, disconnects: 0, counted: 0 };
   const server = createServer((req, res) => {
@@ -359,9 +351,13 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const fail = (error: Error): void => {
+      driver.close();
+      reject(error);
+    };
+    server.once('error', fail);
     server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
+      server.off('error', fail);
       resolve();
     });
   });
@@ -380,9 +376,11 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     url: `http://${host}:${port}/v1`,
     port,
     stats,
+    engine: driver,
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         if (downTimer !== undefined) clearTimeout(downTimer);
+        driver.close();
         if (!server.listening) {
           resolve();
           return;

@@ -31,7 +31,8 @@ export interface SimulatedCompletion {
   tokenTexts: string[];
   /** One entry per sampled token when the request asked for logprobs, else null. */
   logprobs: LogprobEntryWire[] | null;
-  finishReason: 'stop' | 'length';
+  /** 'abort': the engine ended the request early (pause abort, sleep); tokens are those sampled until then. */
+  finishReason: 'stop' | 'length' | 'abort';
   /** vLLM's stop_reason: the matched stop string (or stop token id); null/absent for EOS. */
   stopReason?: string | number | null;
   thinking: boolean;
@@ -51,17 +52,22 @@ function tokenLabel(id: number, asIds: boolean): string {
   return asIds ? `token_id:${id}` : tokenText(id);
 }
 
-/** vLLM's logprobs.content entries for the sampled ids. */
-export function logprobEntries(ids: readonly number[], topK: number, asIds: boolean): LogprobEntryWire[] {
-  return ids.map((id, position) => {
+/**
+ * vLLM's logprobs.content entries for the sampled ids, the first at output position `offset`;
+ * `versions[i]` is the weight version token i was sampled with (default 0 for all).
+ */
+export function logprobEntries(ids: readonly number[], topK: number, asIds: boolean, versions?: readonly number[], offset = 0): LogprobEntryWire[] {
+  return ids.map((id, index) => {
+    const position = offset + index;
+    const version = versions?.[index] ?? 0;
     const token = tokenLabel(id, asIds);
-    const logprob = sampledLogprob(position, id);
+    const logprob = sampledLogprob(position, id, version);
     const bytes = bytesOf(token);
     const top =
       topK > 0
         ? [
             { token, logprob, bytes },
-            ...alternativeLogprobs(position, id, topK - 1).map((alt) => {
+            ...alternativeLogprobs(position, id, topK - 1, version).map((alt) => {
               const altToken = tokenLabel(alt.id, asIds);
               return { token: altToken, logprob: alt.logprob, bytes: bytesOf(altToken) };
             }),

@@ -19,6 +19,8 @@ export interface VllmCompat {
   namedToolFinish: 'tool_calls' | 'stop';
   /** A9: context-overflow wording. */
   contextError: ContextErrorWording;
+  /** /metrics also carries vllm:gpu_cache_usage_perc & co (deprecated in 0.9.2, hidden from 0.11). */
+  legacyCacheMetricNames: boolean;
 }
 
 /** The simulator without `--vllm-compat`: the newest behaviour, except the 0.11 overflow wording. */
@@ -30,6 +32,7 @@ export const DEFAULT_COMPAT: VllmCompat = {
   truncatedThinkingAsContent: false,
   namedToolFinish: 'stop',
   contextError: 'v0.11',
+  legacyCacheMetricNames: false,
 };
 
 function parseVersion(text: string): [number, number, number] {
@@ -64,5 +67,7 @@ export function compatFor(versionText: string): VllmCompat {
     namedToolFinish: before(v, 0, 11) ? 'tool_calls' : 'stop',
     // The VLLMValidationError wording (renderers/params.py) of the newest versions, from ~0.16.
     contextError: before(v, 0, 16) ? 'v0.11' : 'new',
+    // loggers.py: "Deprecated in 0.9.2 ... With 0.11.x you can enable with --show-hidden-metrics-for-version=0.10".
+    legacyCacheMetricNames: before(v, 0, 11),
   };
 }

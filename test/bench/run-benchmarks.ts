@@ -4,6 +4,7 @@ import { releaseAll } from './bench-cleanup.js';
 import { evalTiming } from './eval-timing.js';
 import { exportThroughput } from './export-throughput.js';
 import { gatewayOverhead } from './gateway-overhead.js';
+import { gpuCalibration } from './gpu-calibration.js';
 import { machineInfo } from './machine-info.js';
 import { mergeRatio } from './merge-ratio.js';
 import { pipelineDocker } from './pipeline-docker.js';
@@ -29,6 +30,7 @@ const BENCHMARKS: Benchmark[] = [
   soak,
   serveAsync,
   tokenIn,
+  gpuCalibration,
 ];
 
 process.once('exit', releaseAll);

@@ -12,6 +12,8 @@ export interface SimOptions {
   modelName?: string;
   tokenIds: boolean;
   toolCalling: boolean;
+  prefixCaching: boolean;
+  listGpus?: boolean;
   [flag: string]: string | number | boolean | undefined;
 }
 
@@ -39,6 +41,11 @@ export const SPEC_FLAGS: [flag: string, key: string, description: string][] = [
   ['--per-token-ms <ms>', 'perTokenMs', 'simulated time per sampled token'],
   ['--tool-format <format>', 'toolFormat', 'how the model writes tool calls: hermes (default) | qwen3_coder'],
   ['--drift <spec>', 'drift', 'sampled text vs template re-render: realistic (default) | none | name=value,... (see README)'],
+  ['--gpu <profile>', 'gpu', 'simulate a GPU serving the model: continuous batching, KV cache, prefix cache (see --list-gpus)'],
+  ['--max-num-seqs <n>', 'maxNumSeqs', 'with --gpu: requests running at once (vLLM default 1024)'],
+  ['--max-num-batched-tokens <n>', 'maxNumBatchedTokens', 'with --gpu: tokens one step processes, prefill chunks included (vLLM default 8192)'],
+  ['--kv-cache-tokens <n>', 'kvCacheTokens', 'with --gpu: KV cache capacity in tokens (default: from the GPU memory)'],
+  ['--gpu-memory-utilization <f>', 'gpuMemoryUtilization', 'with --gpu: fraction of GPU memory the engine may use (default 0.9)'],
 ];
 
 /** `servedModelName` → `served-model-name` (the spec option name). */
@@ -55,7 +62,9 @@ export function registerSimCommand(program: Command): void {
     .option('--port <n>', 'port to listen on (0 = any free port)', parseIntegerOption('--port'), 8000)
     .option('--model-name <name>', 'served model name (default polar-sim-qwen3)')
     .option('--no-token-ids', 'imitate vLLM < 0.10.2 (ignore return_token_ids); with --engine sglang, SGLang before PR #30917 (no token ids on chat)')
-    .option('--no-tool-calling', 'imitate a server started without --enable-auto-tool-choice');
+    .option('--no-tool-calling', 'imitate a server started without --enable-auto-tool-choice')
+    .option('--no-prefix-caching', 'with --gpu: no prefix caching (every prompt is prefilled in full)')
+    .option('--list-gpus', 'list the GPU profiles and exit');
   for (const [flag, , description] of SPEC_FLAGS) command.option(flag, description);
   command.action(async (options: SimOptions) => (await import('./sim-action.js')).simAction(options));
 }

@@ -3,19 +3,22 @@
 // on a stream (serving_chat.py @ 002897c2 _convert_to_internal_request), streamed chunks without ids.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GenerationHandle } from '../engine/generation-types.js';
 import { adjustLogprobs, applyStopStrings } from '../apply-sim-behaviour.js';
 import { chatCompletionChunks } from '../chat-completion-chunks.js';
 import type { PolicyContext } from '../policy.js';
 import { badRequest } from '../sim-errors.js';
 import { parseSimRequest, type SimChatRequest } from '../sim-request.js';
-import { headersOf, readJson, sendJson, write, type ResolvedOptions, type SimServerStats } from '../sim-server.js';
+import { headersOf, readJson, type ResolvedOptions, type SimServerStats } from '../sim-server.js';
+import { sendJson, writeOrStop } from '../write-response.js';
 import { simulateCompletion, type SimulatedCompletion } from '../simulate-completion.js';
 import { DEFAULT_COMPAT } from '../vllm-compat.js';
 import { buildSglangChatCompletion } from './sglang-chat-completion.js';
 import { checkSglangContextWindow } from './sglang-context-window.js';
 import { withSglangErrors } from './sglang-errors.js';
 import { clientGone, countRequest, failOrStall } from './sglang-faults.js';
-import { paceTokens } from './sglang-pace.js';
+import { startGeneration } from './sglang-pace.js';
+import { emittedCompletion } from '../emitted-completion.js';
 import { truncateCompletion } from './truncate-completion.js';
 
 /** SGLang's chat request reads `reasoning_content` on assistant turns; a `reasoning` field is dropped by its model. */
@@ -50,13 +53,15 @@ export function handleSglangChat(req: IncomingMessage, res: ServerResponse, o: R
       const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;
       const created = Math.floor(Date.now() / 1000);
       const answerModel = o.behaviour.answerModel ?? model;
+      const generation = startGeneration(o, sim.promptTokenIds, sim.tokenIds, sim.finishReason === 'length' ? 'length' : 'stop', signal);
       if (!request.stream) {
-        if (!(await paceTokens(o, Math.max(1, sim.tokenIds.length), true, signal))) return;
+        const { tokens, finish } = await generation.next(Number.POSITIVE_INFINITY);
+        if (signal.aborted) return;
         const shape = { id, created, model: answerModel, promptIds: wantsIds || wantsPromptIds, sampledIds: wantsIds, toolParser: o.behaviour.toolCalling, reasoningParser: o.sglang.reasoningParser };
-        sendJson(res, 200, buildSglangChatCompletion(sim, shape));
+        sendJson(res, 200, buildSglangChatCompletion(emittedCompletion(sim, tokens, finish ?? 'abort', request, o.behaviour), shape));
         return;
       }
-      await streamChat(res, o, sim, request, { id, created, model: answerModel }, signal);
+      await streamChat(res, o, sim, request, { id, created, model: answerModel }, generation, signal);
     } finally {
       stats.inFlight--;
       if (signal.aborted) stats.disconnects++;
@@ -65,11 +70,10 @@ export function handleSglangChat(req: IncomingMessage, res: ServerResponse, o: R
 }
 
 /** The streamed answer: vLLM-like chunks without any id fields, `reasoning_content` deltas, `matched_stop` at the end. */
-async function streamChat(res: ServerResponse, o: ResolvedOptions, sim: SimulatedCompletion, request: SimChatRequest, base: { id: string; created: number; model: string }, signal: AbortSignal): Promise<void> {
+async function streamChat(res: ServerResponse, o: ResolvedOptions, sim: SimulatedCompletion, request: SimChatRequest, base: { id: string; created: number; model: string }, generation: GenerationHandle, signal: AbortSignal): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
   const identity = { ...base, serverReturnsTokenIds: false, compat: DEFAULT_COMPAT, reasoningFields: ['reasoning_content'] as const };
   const matched = sim.finishReason === 'stop' ? (sim.stopReason ?? sim.tokenIds.at(-1) ?? null) : null;
-  let first = true;
   for (const { chunk, tokens } of chatCompletionChunks(sim, request, identity, o.chunkTokens)) {
     for (const choice of chunk.choices) {
       const shaped = choice as unknown as Record<string, unknown>;
@@ -78,9 +82,9 @@ async function streamChat(res: ServerResponse, o: ResolvedOptions, sim: Simulate
         shaped['matched_stop'] = choice.finish_reason ? matched : null;
       }
     }
-    if (tokens > 0 && !(await paceTokens(o, tokens, first, signal))) return;
-    if (tokens > 0) first = false;
-    if (!(await write(res, `data: ${JSON.stringify(chunk)}\n\n`, signal))) return;
+    if (tokens > 0) await generation.next(tokens);
+    if (signal.aborted) return;
+    if (!(await writeOrStop(res, `data: ${JSON.stringify(chunk)}\n\n`, signal))) return;
   }
-  if (await write(res, 'data: [DONE]\n\n', signal)) res.end();
+  if (await writeOrStop(res, 'data: [DONE]\n\n', signal)) res.end();
 }

@@ -1,7 +1,7 @@
 // SGLang's error body: `{object:"error", message, type, param, code}` at top level (protocol.py ErrorResponse,
 // http_server.py validation handlers: a 422 becomes 400 "Bad Request").
 import type { ServerResponse } from 'node:http';
-import { sendJson } from '../sim-server.js';
+import { sendJson } from '../write-response.js';
 import { SimHttpError } from '../sim-errors.js';
 
 const TYPE_BY_STATUS: Record<number, string> = { 400: 'BadRequest', 404: 'NotFound', 500: 'InternalServerError', 503: 'ServiceUnavailable' };

@@ -13,13 +13,14 @@ import { createIncrementalDecoder, decodeTokens, encodeText, QWEN_TOKEN_IDS } fr
 import { renderSampledText } from '../render-sampled-text.js';
 import { badRequest, SimHttpError } from '../sim-errors.js';
 import type { SimChatRequest } from '../sim-request.js';
-import { headersOf, readJson, sendJson, write, type ResolvedOptions, type SimServerStats } from '../sim-server.js';
+import { headersOf, readJson, type ResolvedOptions, type SimServerStats } from '../sim-server.js';
+import { sendJson, writeOrStop } from '../write-response.js';
 import { logprobEntries } from '../simulate-completion.js';
 import { alternativeLogprobs } from '../synthetic-logprobs.js';
 import { checkSglangContextWindow } from './sglang-context-window.js';
 import { withSglangErrors } from './sglang-errors.js';
 import { clientGone, countRequest, failOrStall } from './sglang-faults.js';
-import { paceTokens } from './sglang-pace.js';
+import { startGeneration } from './sglang-pace.js';
 
 const generateSchema = z.object({
   text: z.string().nullish(),
@@ -132,8 +133,10 @@ export function handleSglangGenerate(req: IncomingMessage, res: ServerResponse, 
     try {
       const g = await generate(parsed.data, headersOf(req), o);
       const id = randomUUID().replace(/-/g, '');
+      const generation = startGeneration(o, g.promptIds, g.ids, g.finish.type === 'length' ? 'length' : 'stop', signal);
       if (parsed.data.stream !== true) {
-        if (!(await paceTokens(o, Math.max(1, g.ids.length), true, signal))) return;
+        await generation.next(Number.POSITIVE_INFINITY);
+        if (signal.aborted) return;
         sendJson(res, 200, answerAt(g, g.ids.length, id, started));
         return;
       }
@@ -142,11 +145,12 @@ export function handleSglangGenerate(req: IncomingMessage, res: ServerResponse, 
       let sent = 0;
       do {
         const n = Math.min(sent + step, g.ids.length);
-        if (!(await paceTokens(o, n - sent, sent === 0, signal))) return;
-        if (!(await write(res, `data: ${JSON.stringify(answerAt(g, n, id, started))}\n\n`, signal))) return;
+        await generation.next(n - sent);
+        if (signal.aborted) return;
+        if (!(await writeOrStop(res, `data: ${JSON.stringify(answerAt(g, n, id, started))}\n\n`, signal))) return;
         sent = n;
       } while (sent < g.ids.length);
-      if (await write(res, 'data: [DONE]\n\n', signal)) res.end();
+      if (await writeOrStop(res, 'data: [DONE]\n\n', signal)) res.end();
     } finally {
       stats.inFlight--;
       if (signal.aborted) stats.disconnects++;

@@ -6,7 +6,8 @@ import { decodeTokens, encodeText } from '../qwen-tokenizer.js';
 import { renderQwenPrompt } from '../render-qwen-prompt.js';
 import { badRequest } from '../sim-errors.js';
 import { parseTokenizeRequest } from '../sim-request.js';
-import { readJson, sendJson, type ResolvedOptions } from '../sim-server.js';
+import { readJson, type ResolvedOptions } from '../sim-server.js';
+import { sendJson } from '../write-response.js';
 import { withSglangErrors } from './sglang-errors.js';
 
 /** SGLang's --tool-call-parser for the simulated tool format (null: started without one). */

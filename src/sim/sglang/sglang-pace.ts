@@ -1,12 +1,10 @@
-// The simulated time an SGLang-mode answer takes: one small function, the same formula as the vLLM
-// handlers' (time to first token, then per token), so a step-driven engine can replace both at once.
-import { wait, type ResolvedOptions } from '../sim-server.js';
+// The tokens of an SGLang-mode answer come out of the simulator's generation engine, as the vLLM routes'
+// do: a GPU profile's steps or the fixed first-token / per-token timing, pauses, sleeps and weight versions.
+import type { GenerationHandle } from '../engine/generation-types.js';
+import type { ResolvedOptions } from '../sim-server.js';
+import { submitGeneration } from '../submit-generation.js';
 
-/**
- * Waits as long as `tokens` sampled tokens take: the first chunk (or a whole non-streaming answer) pays
- * the time to first token. Resolves false when the client left.
- */
-export function paceTokens(o: ResolvedOptions, tokens: number, first: boolean, signal: AbortSignal): Promise<boolean> {
-  const ms = tokens === 0 ? 0 : first ? o.firstTokenMs + o.perTokenMs * (tokens - 1) : o.perTokenMs * tokens;
-  return wait(ms, signal);
+/** Submits the planned output; `await handle.next(n)` for the next n tokens as the engine emits them. */
+export function startGeneration(o: ResolvedOptions, promptIds: readonly number[], outputIds: readonly number[], finish: 'stop' | 'length', signal: AbortSignal): GenerationHandle {
+  return submitGeneration(o.generation, { promptTokenIds: promptIds, outputTokenIds: outputIds, finishReason: finish }, signal);
 }

@@ -1,7 +1,7 @@
 // The simulator's route table in SGLang mode: what a `python -m sglang.launch_server` answers (no /version:
 // that is vLLM's), plus the router's worker list on request.
 import type { RouteTable } from '../sim-server.js';
-import { sendJson } from '../sim-server.js';
+import { sendJson } from '../write-response.js';
 import { handleSglangChat } from './sglang-chat.js';
 import { handleSglangGenerate } from './sglang-generate.js';
 import { handleSglangDetokenize, handleSglangTokenize, handleWorkers, modelInfo, modelList, serverInfo } from './sglang-info.js';
