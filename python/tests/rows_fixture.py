@@ -172,7 +172,8 @@ def _prefix_merging(spec: SessionSpec, base_of) -> List[dict]:
 
 
 def _number(rows: List[dict], spec: SessionSpec) -> None:
-    """row_index in order of first call; trace ids, step indexes (by last call) and is_last_step per lineage."""
+    """row_index in order of first call; trace ids, step indexes (by last call) and is_last_step per lineage;
+    the lineage kind's weight shared by the lineage's rows (the server's ``lineageRowWeight``)."""
     rows.sort(key=lambda row: row["call_ids"][0])
     for index, row in enumerate(rows):
         row["row_index"] = index
@@ -181,6 +182,7 @@ def _number(rows: List[dict], spec: SessionSpec) -> None:
         trace = sorted((row for row in rows if row["lineage_id"] == lineage), key=lambda row: row["call_ids"][-1])
         for step, row in enumerate(trace):
             row["step_index"], row["is_last_step"] = step, step == len(trace) - 1
+            row["loss_weight"] = row["loss_weight"] / len(trace)
 
 
 def constructed(*, graded: bool = True, leak_infra: bool = False, weights: Optional[Dict[str, float]] = None) -> Fixture:

@@ -37,7 +37,7 @@ class SkyRLOnFixtures(unittest.TestCase):
                         continue
                     output, exclusions = skyrl.to_generator_output(slots(fixture, rows), step_wise=step_wise, signal=signal)
                     self.assertEqual(violations("skyrl", output, num_prompts=len(fixture.tasks) * fixture.samples, step_wise=step_wise), [])
-                    check(skyrl.normalise(output), fixture.per_request, exclusions=exclusions, infra_session_ids=fixture.infra_session_ids)
+                    check(skyrl.normalise(output), fixture.per_request, source_rows=rows, exclusions=exclusions, infra_session_ids=fixture.infra_session_ids)
 
     def test_step_wise_rows_of_a_session(self) -> None:
         fixture = constructed()
@@ -46,7 +46,7 @@ class SkyRLOnFixtures(unittest.TestCase):
         self.assertEqual(tids, ["demo__calc-1_0"] * 3 + ["demo__calc-1_1"] * 3 + ["demo__calc-2_0"] * 2 + ["demo__calc-2_1"])
         self.assertEqual(output["is_last_step"], [False, False, True, False, False, True, False, True, True])
         self.assertTrue(all(value is True or value is False for value in output["is_last_step"]))
-        self.assertEqual([round(r, 5) for r in output["rewards"]], [0, 0, 1.0, 0, 0, -1.0, 0, 0, 0])
+        self.assertEqual([round(r, 5) for r in output["rewards"]], [0, 0, 0.33333, 0, 0, -0.33333, 0, 0, 0])
         self.assertEqual(output["stop_reasons"], ["stop", "stop", "stop", "stop", "stop", "length", "stop", "stop", "error"])
         self.assertEqual(output["polar"][8], {"placeholder": True, "signal": "advantage"})  # session 4: infra error
         self.assertEqual(sorted((e.reason, e.call_ids) for e in exclusions), [("loss-weight-0", (4,)), ("loss-weight-0", (10,)), ("loss-weight-0", (11,))])

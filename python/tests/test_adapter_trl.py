@@ -28,7 +28,7 @@ class TRLOnFixtures(unittest.TestCase):
                 prompts, sessions = entries(fixture)
                 output, exclusions = trl.to_rollout_dict(sessions, placeholder_token_id=151645)
                 self.assertEqual(violations("trl", output, prompts=prompts, num_generations=fixture.samples, reward_func=trl.polar_reward), [])
-                check(trl.normalise(output, fixture.samples), fixture.per_request, exclusions=exclusions, infra_session_ids=fixture.infra_session_ids)
+                check(trl.normalise(output, fixture.samples), fixture.per_request, source_rows=fixture.prefix_merging, exclusions=exclusions, infra_session_ids=fixture.infra_session_ids)
 
     def test_entries_in_order_with_rewards_and_a_placeholder(self) -> None:
         output, _ = trl.to_rollout_dict(entries(constructed())[1], placeholder_token_id=151645)
@@ -65,7 +65,7 @@ class TRLOnFixtures(unittest.TestCase):
         self.assertEqual(output["completion_ids"][3], [151645])
         self.assertEqual(violations("trl", output, prompts=prompts, num_generations=2, reward_func=trl.polar_reward), [])
         _, exclusions = trl.to_rollout_dict(entries(fixture)[1])
-        check(trl.normalise(output, 2), fixture.per_request, exclusions=exclusions)
+        check(trl.normalise(output, 2), fixture.per_request, source_rows=fixture.prefix_merging, exclusions=exclusions)
 
 
 if __name__ == "__main__":

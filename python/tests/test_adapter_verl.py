@@ -47,7 +47,7 @@ class VerlOnFixtures(unittest.TestCase):
                         continue
                     outputs, uids, exclusions = run_all(fixture, signal, **LIMITS)
                     self.assertEqual(violations("verl", outputs, **LIMITS), [])
-                    check(verl.normalise(outputs, uids), fixture.per_request, exclusions=exclusions, infra_session_ids=fixture.infra_session_ids)
+                    check(verl.normalise(outputs, uids), fixture.per_request, source_rows=fixture.prefix_merging, exclusions=exclusions, infra_session_ids=fixture.infra_session_ids)
 
     def test_one_merged_sequence_per_trajectory(self) -> None:
         outputs, _, exclusions = run_all(constructed(), "advantage")
@@ -74,7 +74,7 @@ class VerlOnFixtures(unittest.TestCase):
             run_all(fixture, "advantage")
         outputs, uids, exclusions = run_all(fixture, "reward")
         self.assertEqual(outputs[0].reward_score, None)  # verl's reward loop scores it
-        check(verl.normalise(outputs, uids), fixture.per_request, exclusions=exclusions)
+        check(verl.normalise(outputs, uids), fixture.per_request, source_rows=fixture.prefix_merging, exclusions=exclusions)
 
     def test_too_long_is_refused_not_truncated(self) -> None:
         with self.assertRaisesRegex(SequenceTooLongError, "response_length=8"):
@@ -120,7 +120,7 @@ class VerlGlue(unittest.TestCase):
         self.assertEqual((submit[2]["instance_ids"], submit[2]["samples"], submit[2]["sampling"]), (fixture.tasks, 2, {"temperature": 1.0, "top_p": 1.0}))
         self.assertEqual(outputs[3].prompt_ids, [151643])  # the placeholder uses the tokenizer's pad token
         _, _, exclusions = run_all(fixture, "advantage")
-        check(verl.normalise(outputs, [uid for _, uid in calls]), fixture.per_request, exclusions=exclusions)
+        check(verl.normalise(outputs, [uid for _, uid in calls]), fixture.per_request, source_rows=fixture.prefix_merging, exclusions=exclusions)
 
 
 if __name__ == "__main__":
