@@ -110,7 +110,7 @@ class VerlGlue(unittest.TestCase):
             calls = [(task, f"uid-{task}") for task in fixture.tasks for _ in range(2)]
 
             async def main():
-                return await asyncio.gather(*(loop.run({"temperature": 1.0, "top_p": 1.0, "top_k": -1, "logprobs": True}, uid=uid, extra_info={"instance_id": task}, raw_prompt=[])
+                return await asyncio.gather(*(loop.run({"temperature": 1.0, "top_p": 1.0, "top_k": -1, "logprobs": True}, uid=uid, extra_info={"instance_id": task}, raw_prompt=[], param_version=5)
                                               for loop, (task, uid) in zip(loops, calls)))
 
             outputs = asyncio.run(main())
@@ -118,6 +118,7 @@ class VerlGlue(unittest.TestCase):
             verl.default_client, verl.PolarSettings.from_env = original
         [submit] = [c for c in client.calls if c[0] == "submit"]
         self.assertEqual((submit[2]["instance_ids"], submit[2]["samples"], submit[2]["sampling"]), (fixture.tasks, 2, {"temperature": 1.0, "top_p": 1.0}))
+        self.assertEqual((submit[2]["policy_version"], client.policy_version), (5, 5))  # fully-async verl's param_version, announced (Shape A)
         self.assertEqual(outputs[3].prompt_ids, [151643])  # the placeholder uses the tokenizer's pad token
         _, _, exclusions = run_all(fixture, "advantage")
         check(verl.normalise(outputs, [uid for _, uid in calls]), fixture.per_request, source_rows=fixture.prefix_merging, exclusions=exclusions)

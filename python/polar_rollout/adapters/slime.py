@@ -264,6 +264,9 @@ class SlimeRollout:
         self.max_batches = max_batches
 
     def run(self, args: Any, rollout_id: int, data_source: Any) -> Any:
+        """One step's groups. The policy version is ``rollout_id``: in slime's synchronous loop (train.py) the
+        weights generating rollout r are those after r training steps (slime's own ``weight_version`` counter
+        is one ahead: it counts the initial push too)."""
         Output = lazy_import("slime.rollout.base_types", "slime").RolloutFnTrainOutput
         client = self.client or default_client()
         settings = self.settings or PolarSettings.from_env()
@@ -274,7 +277,7 @@ class SlimeRollout:
             tasks = [task_of_sample(group[0]) for group in prompt_groups]
             for members in plan_batches(tasks, [n] * len(tasks)):
                 templates = {instance_id_of(tasks[i]): prompt_groups[i] for i in members}
-                run = run_batch(client, settings, [tasks[i] for i in members], n, builder="prefix_merging", sampling=slime_sampling(args))
+                run = run_batch(client, settings, [tasks[i] for i in members], n, builder="prefix_merging", sampling=slime_sampling(args), policy_version=rollout_id)
                 for instance, rows in run.groups:
                     if rows and instance in templates:
                         selector.offer(to_slime_group(groups_of(rows)[0], templates[instance], keep_untrained=self.keep_untrained))

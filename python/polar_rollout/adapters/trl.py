@@ -114,11 +114,12 @@ def make_rollout_func(*, client: Any = None, settings: Optional[PolarSettings] =
         tasks = [task_of(prompts[start]) for start in starts]
         args = trainer.args
         sampling = sampling_from({name: getattr(args, name, None) for name in ("temperature", "top_p", "top_k", "min_p")})
-        polar_client, polar_settings = client or default_client(), settings or PolarSettings.from_env()
+        polar_client, polar_settings = client or default_client(), settings or PolarSettings.from_env(default_shape="B")
+        version = getattr(getattr(trainer, "state", None), "global_step", None)  # the optimizer steps behind the weights
         entries: List[Optional[Session]] = [None] * len(prompts)
         for members in plan_batches(tasks, [generations] * len(tasks)):
             blocks = {instance_id_of(tasks[i]): i for i in members}
-            run = run_batch(polar_client, polar_settings, [tasks[i] for i in members], generations, builder="prefix_merging", sampling=sampling)
+            run = run_batch(polar_client, polar_settings, [tasks[i] for i in members], generations, builder="prefix_merging", sampling=sampling, policy_version=version)
             for instance, rows in run.groups:
                 block = blocks.get(instance or "")
                 if block is None or not rows:

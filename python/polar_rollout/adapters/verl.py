@@ -154,6 +154,8 @@ def register_polar_estimator(name: str = "polar") -> None:
 
 
 _COALESCERS: Dict[Tuple[int, str], BatchCoalescer] = {}
+#: The latest ``param_version`` verl's fully-async rollouter handed a run() (the versions its weights carry).
+_VERSIONS: Dict[Tuple[int, str], Optional[int]] = {}
 
 
 class PolarAgentLoopMixin:
@@ -166,11 +168,13 @@ class PolarAgentLoopMixin:
             raise AdapterError("verl passed no uid to the agent loop.", hint="use actor_rollout_ref.rollout.mode=async (the agent loop path).")
         task = task_ref(kwargs.get("extra_info") or {})
         key = (id(self.config), self.signal)  # type: ignore[attr-defined]
+        version = kwargs.get("param_version")  # fully-async verl passes it; the synchronous trainer passes no step
+        _VERSIONS[key] = None if version is None else int(version)
         coalescer = _COALESCERS.get(key)
         if coalescer is None:
             client, settings, sampling = default_client(), PolarSettings.from_env(), sampling_from(sampling_params)
             coalescer = _COALESCERS[key] = BatchCoalescer(
-                lambda tasks, samples: run_batch(client, settings, tasks, samples, builder="prefix_merging", sampling=sampling).groups
+                lambda tasks, samples: run_batch(client, settings, tasks, samples, builder="prefix_merging", sampling=sampling, policy_version=_VERSIONS.get(key)).groups
             )
         answer = await coalescer.request(str(kwargs["uid"]), task)
         rollout = self.config.actor_rollout_ref.rollout  # type: ignore[attr-defined]
