@@ -14,7 +14,7 @@ from polar_rollout.adapters.common import AdapterError
 from polar_rollout.adapters.policy_versions import announce_policy_version, sync_weights
 from rows_fixture import constructed
 from skyrl.train.generators.base import BatchMetadata, TrajectoryID
-from test_adapter_slime import templates_for
+from adapter_runs import templates_for
 
 
 def submits(client):

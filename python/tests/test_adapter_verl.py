@@ -14,23 +14,12 @@ from polar_rollout.adapters.batching import SlotRows
 from polar_rollout.adapters.common import MissingRewardError, SequenceTooLongError
 from polar_rollout.check import check
 from polar_rollout.rows import groups_of
+from adapter_runs import run_verl, verl_outputs
 from rows_fixture import constructed, fixtures
 
 
 def run_all(fixture, signal, **limits):
-    """One to_agent_loop_output per run() verl would make: per task, n samples (interleaved like verl's repeat)."""
-    groups = {g.task_id: g for g in groups_of(fixture.prefix_merging)}
-    outputs, uids, exclusions = [], [], []
-    for task in fixture.tasks:
-        group = groups.get(task)
-        rows = [row for s in group.sessions for row in s.rows] if group else []
-        by_sample = {s.sample_index: s.rows for s in group.sessions} if group else {}
-        for slot in range(fixture.samples):
-            output, excluded = verl.to_agent_loop_output(SlotRows(slot, fixture.samples, by_sample.get(slot, []), rows), signal=signal, **limits)
-            outputs.append(output)
-            uids.append(f"uid-{task}")
-            exclusions += excluded
-    return outputs, uids, exclusions
+    return verl_outputs(fixture, signal, **limits)
 
 
 LIMITS = {"prompt_length": 4096, "response_length": 4096}
@@ -45,9 +34,7 @@ class VerlOnFixtures(unittest.TestCase):
                         with self.assertRaises(MissingRewardError):
                             run_all(fixture, signal, **LIMITS)
                         continue
-                    outputs, uids, exclusions = run_all(fixture, signal, **LIMITS)
-                    self.assertEqual(violations("verl", outputs, **LIMITS), [])
-                    check(verl.normalise(outputs, uids), fixture.per_request, source_rows=fixture.prefix_merging, exclusions=exclusions, infra_session_ids=fixture.infra_session_ids)
+                    self.assertEqual(run_verl(fixture, signal).problems(), [])
 
     def test_one_merged_sequence_per_trajectory(self) -> None:
         outputs, _, exclusions = run_all(constructed(), "advantage")
