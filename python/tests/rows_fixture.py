@@ -20,7 +20,7 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence, Set
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set
 
 RUN = "serve-b_fixture"
 LINEAGE_WEIGHTS = {"main": 1.0, "sub-agent": 0.0, "side": 0.0, "title": 0.0, "quota": 0.0, "summary": 0.0}
@@ -203,10 +203,22 @@ def constructed(*, graded: bool = True, leak_infra: bool = False, weights: Optio
             rows = build(spec, base_of)
             _number(rows, spec)
             out.extend(rows)
+    per_request, prefix_merging = _as_served(per_request), _as_served(prefix_merging)
     name = "constructed" + ("" if graded else "-ungraded") + ("-leaky" if leak_infra else "")
     excluded = [{"session_id": 4, "group_id": f"{RUN}/demo__calc-2", "instance_id": "demo__calc-2", "sample_index": 1, "status": "infra_error",
                  "status_reason": "container_failed", "reason": "infra-error"}]
     return Fixture(name, per_request, prefix_merging, 2, ["demo__calc-1", "demo__calc-2"], {4}, excluded)
+
+
+def _as_served(value: Any) -> Any:
+    """Numbers as the server's JSON has them: JavaScript writes 1.0 as 1, so a reward of 1 arrives as an int."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_as_served(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_served(item) for key, item in value.items()}
+    return value
 
 
 RECORDED = os.path.join(os.path.dirname(__file__), "data", "recorded")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..check import Exclusion, NormalisedSample
-from ..rows import GroupRows, Row, Session, call_versions, finite_logprobs, groups_of, sessions_of
+from ..rows import GroupRows, Row, Session, call_versions, finite_logprobs, groups_of, reward_of, sessions_of
 from .batching import BatchCoalescer, PolarSettings, default_client, plan_batches, run_batch
 from .common import AdapterError, MissingRewardError, assign_sessions, instance_id_of, lazy_import, row_exclusion, sampling_from, session_metrics, task_ref, untrainable_exclusion
 
@@ -82,7 +82,7 @@ def _sample(row: Row, template: Any, status: str) -> Any:
     sample.loss_mask = list(row["loss_mask"]) if trained else [0] * len(row["response_ids"])
     sample.remove_sample = not trained
     sample.rollout_log_probs = finite_logprobs(row)
-    sample.reward = row.get("reward")
+    sample.reward = reward_of(row)
     sample.status = Sample.Status[slime_status(status, row.get("stop_reason"))]
     sample.weight_versions = [str(version) for version in call_versions(row)]
     sample.metadata = {**(template.metadata or {}), "polar": provenance(row)}

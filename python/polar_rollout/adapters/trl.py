@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..check import Exclusion, NormalisedSample
-from ..rows import Session, finite_logprobs, groups_of
+from ..rows import Session, finite_logprobs, groups_of, reward_of
 from .batching import PolarSettings, default_client, plan_batches, run_batch
 from .common import AdapterError, PromptLayoutError, assign_sessions, choose_sequence, instance_id_of, sampling_from, task_ref
 
@@ -64,7 +64,7 @@ def to_rollout_dict(entries: Sequence[Optional[Session]], *, placeholder_token_i
         output["completion_ids"].append(list(row["response_ids"]))
         output["logprobs"].append(finite_logprobs(row))
         output["env_mask"].append(list(row["loss_mask"]))
-        output["polar_reward"].append(row.get("reward"))
+        output["polar_reward"].append(reward_of(row))
         output["polar"].append({name: row.get(name) for name in _PROVENANCE})
     return output, exclusions
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..check import Exclusion, NormalisedSample
-from ..rows import Row, Session, call_versions, finite_logprobs, sessions_of
+from ..rows import Row, Session, call_versions, finite_logprobs, reward_of, sessions_of
 from .batching import BatchCoalescer, PolarSettings, SlotRows, default_client, run_batch
 from .common import AdapterError, MissingRewardError, SequenceTooLongError, choose_sequence, lazy_import, row_exclusion, sampling_from, task_ref
 
@@ -106,7 +106,7 @@ def to_agent_loop_output(
             "polar": _provenance(row, signal),
             "param_version_start": versions[0] if versions else -1,
             "param_version_end": versions[-1] if versions else -1,
-            "polar_reward": row.get("reward"),
+            "polar_reward": reward_of(row),
         },
     )
     return output, exclusions
