@@ -199,6 +199,26 @@ class LiveAdaptersTest(unittest.TestCase):
         [masked] = [sample for group in kept.output.samples for session in group for sample in session if sample.metadata["polar"]["call_ids"] == [call]]
         self.assertTrue(masked.remove_sample)
 
+    def test_55_a_split_main_lineage_trains_once(self) -> None:
+        # Compact tool-call JSON re-rendered with spaces: a solving session's main lineage is several prefix_merging rows.
+        for harness in self.batches:
+            fixture = self.fixture(harness)
+            split = {}
+            for row in fixture.prefix_merging:
+                if row["lineage_kind"] == "main":
+                    split.setdefault(row["session_id"], []).append(row)
+            split = {sid: rows for sid, rows in split.items() if len(rows) > 1}
+            self.assertTrue(split, f"{harness}: no split main lineage")
+            for sid, rows in split.items():
+                self.assertEqual([row["loss_weight"] for row in rows], [1 / len(rows)] * len(rows), "the lineage's weight shared by its rows")
+                calls = {call for row in rows for call in row["call_ids"]}
+                for run in adapter_runs.runs(fixture):
+                    with self.subTest(harness=harness, adapter=run.name, session=sid):
+                        trained = {call for sample in run.samples if sample.session_id == sid and any(sample.loss_mask) for call in sample.call_ids}
+                        declared = {call for e in run.exclusions if e.session_id == sid for call in e.call_ids if call in calls}
+                        self.assertEqual(trained | declared, calls, "every call trained or declared excluded")
+                        self.assertEqual(trained & declared, set())
+
     def test_60_policy_versions_reach_every_trainer(self) -> None:
         for harness in self.batches:
             for row in self.rows[harness]["per_request.grpo"] + self.rows[harness]["prefix_merging.grpo"]:
@@ -214,7 +234,8 @@ class LiveAdaptersTest(unittest.TestCase):
 
     def test_80_verl_refuses_a_row_longer_than_its_limits(self) -> None:
         fixture = self.fixture("claude-code")
-        longest = max(len(row["prompt_ids"]) for row in fixture.prefix_merging)
+        outputs, _, _ = adapter_runs.verl_outputs(fixture, "advantage", **adapter_runs.VERL_LIMITS)
+        longest = max(len(output.prompt_ids) for output in outputs)
         with self.assertRaises(verl.SequenceTooLongError):
             adapter_runs.verl_outputs(fixture, "advantage", prompt_length=longest - 1, response_length=65536)
 
