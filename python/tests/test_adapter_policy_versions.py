@@ -106,6 +106,22 @@ class EveryGlueSendsItsTrainersVersion(unittest.TestCase):
             trl.make_rollout_func(client=client, settings=settings)([t for t in fixture.tasks for _ in range(2)], trainer)
         self.assertEqual((submits(client), client.policy_version), ([2], 1))
 
+    def test_trl_pushes_weights_once_per_step_between_pause_and_resume(self) -> None:
+        fixture = constructed()
+        client = support.FakeClient(fixture, policy_version=0)
+        pushed = []
+        trainer = SimpleNamespace(num_generations=2, num_generations_eval=1, model=SimpleNamespace(training=True), state=SimpleNamespace(global_step=1),
+                                  args=SimpleNamespace(temperature=None, top_p=None, top_k=None, min_p=None), _tokenizer=SimpleNamespace(eos_token_id=1))
+        rollout_func = trl.make_rollout_func(client=client, settings=PolarSettings("pi", "d", engine_shape="B"), push_weights=lambda t: pushed.append((t.state.global_step, client.paused)))
+        prompts = [t for t in fixture.tasks for _ in range(2)]
+        rollout_func(prompts, trainer)
+        rollout_func(prompts, trainer)  # gradient accumulation: the same step again, no second push
+        trainer.state.global_step = 2
+        rollout_func(prompts, trainer)
+        self.assertEqual(pushed, [(1, True), (2, True)])
+        self.assertEqual(submits(client), [1, 1, 2])
+        self.assertEqual([c[0] for c in generation_calls(client)], ["pause", "resume", "pause", "resume"])
+
 
 if __name__ == "__main__":
     unittest.main()
