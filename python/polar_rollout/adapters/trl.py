@@ -18,6 +18,7 @@ becomes NaN, which TRL leaves out of the group's baseline and gives advantage 0.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..check import Exclusion, NormalisedSample
@@ -123,9 +124,8 @@ def make_rollout_func(*, client: Any = None, settings: Optional[PolarSettings] =
         sampling = sampling_from({name: getattr(args, name, None) for name in ("temperature", "top_p", "top_k", "min_p")})
         polar_client, polar_settings = client or default_client(), settings or PolarSettings.from_env(default_shape="B")
         version = getattr(getattr(trainer, "state", None), "global_step", None)  # the optimizer steps behind the weights
-        push = push_weights
-        if push is not None and version is not None and version != synced["step"]:
-            sync_weights(polar_client, version, lambda: push(trainer))
+        if push_weights is not None and version is not None and version != synced["step"]:
+            sync_weights(polar_client, version, functools.partial(push_weights, trainer))
             synced["step"] = version
         entries: List[Optional[Session]] = [None] * len(prompts)
         for members in plan_batches(tasks, [generations] * len(tasks)):
