@@ -1,5 +1,6 @@
-"""Policy versions: Shape A announces the trainer's version before a batch, Shape B wraps the weight push in
-pause/resume and warns when polar lags; every glue submits with its trainer's version."""
+"""Policy versions: the glue announces the trainer's version before a batch, or (policy_sync "pause") the
+trainer's weight push is wrapped in pause/resume and the glue warns when polar lags; every glue submits with
+its trainer's version."""
 
 from __future__ import annotations
 
@@ -51,22 +52,22 @@ class Helpers(unittest.TestCase):
             sync_weights(client, 2, broken)
         self.assertEqual((client.paused, client.policy_version), (True, 1))
 
-    def test_engine_shape_setting(self) -> None:
-        self.assertEqual(PolarSettings.from_env({"POLAR_HARNESS": "pi"}).engine_shape, "A")
-        self.assertEqual(PolarSettings.from_env({"POLAR_HARNESS": "pi"}, default_shape="B").engine_shape, "B")
-        self.assertEqual(PolarSettings.from_env({"POLAR_HARNESS": "pi", "POLAR_ENGINE_SHAPE": "B"}).engine_shape, "B")
-        with self.assertRaisesRegex(AdapterError, "engine_shape"):
-            PolarSettings("pi", engine_shape="C")
+    def test_policy_sync_setting(self) -> None:
+        self.assertEqual(PolarSettings.from_env({"POLAR_HARNESS": "pi"}).policy_sync, "announce")
+        self.assertEqual(PolarSettings.from_env({"POLAR_HARNESS": "pi"}, default_sync="pause").policy_sync, "pause")
+        self.assertEqual(PolarSettings.from_env({"POLAR_HARNESS": "pi", "POLAR_POLICY_SYNC": "pause"}).policy_sync, "pause")
+        with self.assertRaisesRegex(AdapterError, "policy_sync"):
+            PolarSettings("pi", policy_sync="sometimes")
 
-    def test_run_batch_announces_in_shape_a_and_warns_in_shape_b(self) -> None:
+    def test_run_batch_announces_or_warns(self) -> None:
         client = support.FakeClient(constructed(), policy_version=0)
         run_batch(client, PolarSettings("pi", "d"), ["demo__calc-1"], 2, builder="per_request", policy_version=4)
         self.assertEqual((submits(client), client.policy_version), ([4], 4))
         lagging = support.FakeClient(constructed(), policy_version=0)
         with self.assertLogs("polar_rollout", level="WARNING") as logs:
-            run_batch(lagging, PolarSettings("pi", "d", engine_shape="B"), ["demo__calc-1"], 2, builder="per_request", policy_version=4)
+            run_batch(lagging, PolarSettings("pi", "d", policy_sync="pause"), ["demo__calc-1"], 2, builder="per_request", policy_version=4)
         self.assertIn("sync_weights", logs.output[0])
-        self.assertEqual((submits(lagging), generation_calls(lagging)), ([4], []))  # Shape B: polar's state is the trainer's to move
+        self.assertEqual((submits(lagging), generation_calls(lagging)), ([4], []))  # "pause": polar's state is the trainer's to move
         silent = support.FakeClient(constructed())
         run_batch(silent, PolarSettings("pi", "d"), ["demo__calc-1"], 2, builder="per_request")
         self.assertEqual((submits(silent), [c for c in silent.calls if c[0] != "submit" and c[0] != "groups"]), ([None], []))
@@ -89,19 +90,19 @@ class EveryGlueSendsItsTrainersVersion(unittest.TestCase):
         self.assertIsNone(skyrl.policy_version_of(None))
         fixture = constructed()
         client = support.FakeClient(fixture, policy_version=2)
-        generator = skyrl.make_generator(client=client, settings=PolarSettings("pi", "d", engine_shape="B"))
+        generator = skyrl.make_generator(client=client, settings=PolarSettings("pi", "d", policy_sync="pause"))
         ids = [TrajectoryID(task, rep) for task in fixture.tasks for rep in range(2)]
         batch = {"prompts": [[]] * 4, "env_classes": ["polar"] * 4, "env_extras": [{"instance_id": t.instance_id} for t in ids],
                  "sampling_params": None, "trajectory_ids": ids, "batch_metadata": BatchMetadata(global_step=3, training_phase="train")}
         asyncio.run(generator.generate(batch))
         self.assertEqual((submits(client), generation_calls(client)), ([2], []))
 
-    def test_trl_global_step_in_shape_b_by_default(self) -> None:
+    def test_trl_global_step_and_pause_by_default(self) -> None:
         fixture = constructed()
         client = support.FakeClient(fixture, policy_version=1)
         trainer = SimpleNamespace(num_generations=2, num_generations_eval=1, model=SimpleNamespace(training=True), state=SimpleNamespace(global_step=2),
                                   args=SimpleNamespace(temperature=1.0, top_p=1.0, top_k=0, min_p=None), _tokenizer=SimpleNamespace(eos_token_id=1))
-        settings = PolarSettings.from_env({"POLAR_HARNESS": "pi", "POLAR_DATASET": "d"}, default_shape="B")
+        settings = PolarSettings.from_env({"POLAR_HARNESS": "pi", "POLAR_DATASET": "d"}, default_sync="pause")
         with self.assertLogs("polar_rollout", level="WARNING"):  # the trainer's push to polar's engine was not wrapped
             trl.make_rollout_func(client=client, settings=settings)([t for t in fixture.tasks for _ in range(2)], trainer)
         self.assertEqual((submits(client), client.policy_version), ([2], 1))
@@ -112,7 +113,7 @@ class EveryGlueSendsItsTrainersVersion(unittest.TestCase):
         pushed = []
         trainer = SimpleNamespace(num_generations=2, num_generations_eval=1, model=SimpleNamespace(training=True), state=SimpleNamespace(global_step=1),
                                   args=SimpleNamespace(temperature=None, top_p=None, top_k=None, min_p=None), _tokenizer=SimpleNamespace(eos_token_id=1))
-        rollout_func = trl.make_rollout_func(client=client, settings=PolarSettings("pi", "d", engine_shape="B"), push_weights=lambda t: pushed.append((t.state.global_step, client.paused)))
+        rollout_func = trl.make_rollout_func(client=client, settings=PolarSettings("pi", "d", policy_sync="pause"), push_weights=lambda t: pushed.append((t.state.global_step, client.paused)))
         prompts = [t for t in fixture.tasks for _ in range(2)]
         rollout_func(prompts, trainer)
         rollout_func(prompts, trainer)  # gradient accumulation: the same step again, no second push

@@ -4,11 +4,12 @@ polar stamps each call with the version in force when it went upstream (``POST /
 {"policy_version": n}``); rows carry it per token (``versions``) and per row (``policy_versions``), which is
 where slime's ``weight_versions``, verl's ``param_version_start/end`` and AReaL-style per-token versions come from.
 
-Shape A (the trainer owns the engine and pushes weights into it itself): polar cannot see the push, so the
-glue announces the trainer's version before each batch (``announce_policy_version``); calls sent from then
-on record it. Shape B (polar owns the engine): the trainer's weight push goes between ``client.pause()`` and
-``client.resume(policy_version=...)``, which ``sync_weights`` does around the trainer's own function; the glue
-only warns when polar's version lags the trainer's (the push was not wrapped).
+When the trainer pushes weights while no call of polar's is in flight (into its own engine, Shape A, or into
+polar's engine between the steps of a synchronous trainer), the glue announces the trainer's version before
+each batch (``announce_policy_version``, ``policy_sync="announce"``); calls sent from then on record it. When
+calls may be in flight during the push (polar owns the engine, Shape B, with an asynchronous trainer), the push
+goes between ``client.pause()`` and ``client.resume(policy_version=...)``, which ``sync_weights`` does around
+the trainer's own function (``policy_sync="pause"``); the glue then only warns when polar's version lags.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from typing import Any, Callable, Dict, Mapping, Optional
 
 log = logging.getLogger("polar_rollout")
 
-#: Who owns the inference engine: "A" the trainer, "B" polar serve.
-ENGINE_SHAPES = ("A", "B")
+#: How polar learns the trainer's version: the glue announces it, or the trainer's push is wrapped in a pause.
+POLICY_SYNCS = ("announce", "pause")
 
 
 def current_policy_version(client: Any) -> int:
@@ -28,11 +29,11 @@ def current_policy_version(client: Any) -> int:
 
 
 def announce_policy_version(client: Any, version: int) -> bool:
-    """Shape A: the trainer pushed weights ``version`` into its own engine; polar's calls record it from now on.
+    """The trainer pushed weights ``version`` while no call was in flight; polar's calls record it from now on.
 
     Returns True when polar's version moved. Never lowers it (polar refuses a lower version, and a lower one
-    here means the trainer restarted from an older checkpoint: its calls keep the newer number). Shape A only:
-    a resume also releases a pause someone else holds.
+    here means the trainer restarted from an older checkpoint: its calls keep the newer number). Not while the
+    trainer pauses polar itself: a resume also releases that pause.
     """
     if version <= current_policy_version(client):
         return False
@@ -49,7 +50,7 @@ def sync_weights(
     resume_options: Optional[Mapping[str, Any]] = None,
     **pause_options: Any,
 ) -> Dict[str, Any]:
-    """Shape B: pause polar's generation, run the trainer's weight push, resume with ``policy_version``.
+    """Pause polar's generation, run the trainer's weight push into polar's engine, resume with ``policy_version``.
 
     The pause holds new model calls (harnesses wait) and drains the ones in flight, so no call straddles the
     push; ``pause_options`` go to ``POST /v1/generation/pause`` as they are (an engine-side mode such as
@@ -64,18 +65,18 @@ def sync_weights(
     return answer
 
 
-def apply_policy_version(client: Any, engine_shape: str, version: Optional[int]) -> None:
+def apply_policy_version(client: Any, policy_sync: str, version: Optional[int]) -> None:
     """What the glue does before it submits a batch for the trainer's ``version`` (nothing when it has none)."""
     if version is None:
         return
-    if engine_shape == "A":
+    if policy_sync == "announce":
         announce_policy_version(client, version)
         return
     current = current_policy_version(client)
     if current < version:
         log.warning(
             "polar serve records policy version %d but the trainer is at %d: its weight push did not go through "
-            "polar_rollout.adapters.policy_versions.sync_weights (Shape B), or the engine is the trainer's (set POLAR_ENGINE_SHAPE=A).",
+            "polar_rollout.adapters.policy_versions.sync_weights, or polar should be told the version (POLAR_POLICY_SYNC=announce).",
             current,
             version,
         )

@@ -122,7 +122,7 @@ def make_rollout_func(*, client: Any = None, settings: Optional[PolarSettings] =
         tasks = [task_of(prompts[start]) for start in starts]
         args = trainer.args
         sampling = sampling_from({name: getattr(args, name, None) for name in ("temperature", "top_p", "top_k", "min_p")})
-        polar_client, polar_settings = client or default_client(), settings or PolarSettings.from_env(default_shape="B")
+        polar_client, polar_settings = client or default_client(), settings or PolarSettings.from_env(default_sync="pause")
         version = getattr(getattr(trainer, "state", None), "global_step", None)  # the optimizer steps behind the weights
         if push_weights is not None and version is not None and version != synced["step"]:
             sync_weights(polar_client, version, functools.partial(push_weights, trainer))

@@ -81,7 +81,7 @@ class LiveAdaptersTest(unittest.TestCase):
     @classmethod
     def _skyrl_step(cls) -> None:
         """SkyRL's trainer at global_step 2 (weights of one step): tasks A and B, two repetitions each."""
-        generator = skyrl.make_generator(client=cls.client, settings=PolarSettings("pi", engine_shape="B"), step_wise=True)
+        generator = skyrl.make_generator(client=cls.client, settings=PolarSettings("pi", policy_sync="pause"), step_wise=True)
         ids = [TrajectoryID(cls.tasks[name]["instance_id"], rep) for name in ("live-a", "live-b") for rep in range(2)]
         batch = {"prompts": [[{"role": "user", "content": "solve"}]] * 4, "env_classes": ["polar"] * 4,
                  "env_extras": [cls.tasks[tid.instance_id.split("__")[1]] for tid in ids], "sampling_params": {"max_generate_length": 4096},
@@ -91,7 +91,7 @@ class LiveAdaptersTest(unittest.TestCase):
     @classmethod
     def _trl_step(cls) -> None:
         """TRL's GRPOTrainer at global_step 1: task C, num_generations 2 (its prompt is the whole SWE-bench row)."""
-        rollout_func = trl.make_rollout_func(client=cls.client, settings=PolarSettings("claude-code", engine_shape="B"))
+        rollout_func = trl.make_rollout_func(client=cls.client, settings=PolarSettings("claude-code", policy_sync="pause"))
         trainer = SimpleNamespace(num_generations=2, num_generations_eval=2, model=SimpleNamespace(training=True), state=SimpleNamespace(global_step=POLICY_VERSION),
                                   args=SimpleNamespace(temperature=None, top_p=None, top_k=None, min_p=None), _tokenizer=SimpleNamespace(eos_token_id=151645))
         cls.trl_prompts = [cls.tasks["live-c"]] * 2
