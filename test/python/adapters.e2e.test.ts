@@ -114,7 +114,7 @@ describe.skipIf(skip !== undefined)('trainer adapters on a real polar serve (Doc
         const batch = JSON.parse(readFileSync(path.join(out, harness, 'batch.json'), 'utf8')) as { run: string; excluded: { session_id: number; reason: string }[] };
         const run = store.runs.get(batch.run)!;
         const sessions = store.runs.sessions(run.id);
-        expect(sessions).toHaveLength(4 - (harness === 'claude-code' ? 2 : 0));
+        expect(sessions).toHaveLength(harness === 'pi' ? 4 : 2);
         expect(batch.excluded.map((item) => item.session_id)).toEqual(sessions.filter((session) => session.status === 'infra_error').map((session) => session.id));
         for (const file of ['per_request.grpo', 'prefix_merging.grpo', 'per_request.none', 'prefix_merging.none']) {
           const rows = readFileSync(path.join(out, harness, `${file}.jsonl`), 'utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
