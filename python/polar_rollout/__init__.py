@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from .batch import TERMINAL_STATUSES, Batch, GroupCounts, SessionCounts
+from .batch import TERMINAL_STATUSES, Batch, ExcludedSession, GroupCounts, SessionCounts
 from .client import PolarClient
 from .errors import (
     Conflict,
@@ -36,6 +36,7 @@ __all__ = [
     "Conflict",
     "ConnectionLost",
     "Event",
+    "ExcludedSession",
     "Group",
     "GroupCounts",
     "GroupIterator",

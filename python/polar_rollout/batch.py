@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import InvalidResponse
 
@@ -32,6 +32,23 @@ class GroupCounts:
 
 
 @dataclass(frozen=True)
+class ExcludedSession:
+    """An ended session the batch's results leave out of its group (``excluded`` of a batch), and why.
+
+    ``reason`` is the export's: ``infra-error`` (never trainable), ``eval-error`` (grading failed) or
+    ``cancelled`` (ended without a reward).
+    """
+
+    session_id: int
+    group_id: str
+    instance_id: str
+    sample_index: int
+    status: str
+    status_reason: Optional[str]
+    reason: str
+
+
+@dataclass(frozen=True)
 class Batch:
     """A batch of rollouts. ``submit`` fills ``id``, ``status`` and ``created``; ``get``/``list``/``cancel`` the rest.
 
@@ -51,8 +68,15 @@ class Batch:
     finished_at: Optional[str] = None
     sessions: Optional[SessionCounts] = None
     groups: Optional[GroupCounts] = None
+    #: Ended sessions the results leave out of their groups, with the server's reason (empty on a submit's answer).
+    excluded: Tuple[ExcludedSession, ...] = ()
     callback: Optional[Dict[str, Any]] = None
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def infra_session_ids(self) -> List[int]:
+        """Sessions that ended in an infrastructure failure: never trainable (``polar_rollout.check``'s ``infra_session_ids``)."""
+        return [session.session_id for session in self.excluded if session.reason == "infra-error"]
 
     @property
     def terminal(self) -> bool:
@@ -79,6 +103,7 @@ class Batch:
             finished_at=_typed(value.get("finished_at"), str),
             sessions=_session_counts(sessions) if isinstance(sessions, dict) else None,
             groups=GroupCounts(total=int(groups.get("total", 0)), completed=int(groups.get("completed", 0))) if isinstance(groups, dict) else None,
+            excluded=tuple(_excluded(item) for item in value.get("excluded") or [] if isinstance(item, dict)),
             callback=callback if isinstance(callback, dict) else None,
             raw=value,
         )
@@ -93,6 +118,21 @@ def _session_counts(value: Dict[str, Any]) -> SessionCounts:
         running=int(value.get("running", 0)),
         by_status={str(key): int(count) for key, count in by_status.items()} if isinstance(by_status, dict) else {},
     )
+
+
+def _excluded(value: Dict[str, Any]) -> ExcludedSession:
+    try:
+        return ExcludedSession(
+            session_id=int(value["session_id"]),
+            group_id=str(value["group_id"]),
+            instance_id=str(value["instance_id"]),
+            sample_index=int(value["sample_index"]),
+            status=str(value["status"]),
+            status_reason=_typed(value.get("status_reason"), str),
+            reason=str(value["reason"]),
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise InvalidResponse(f"not an excluded session ({error!r}): {str(value)[:200]}") from error
 
 
 def _typed(value: Any, kind: type) -> Any:

@@ -9,10 +9,14 @@ sampled call), ``check`` verifies that:
   call's prompt); tokens of ``loss_weight`` 0 calls are never trainable; a call missing from the output is an
   error unless the adapter declared its exclusion with a reason;
 - masks, responses and logprobs have equal lengths and every logprob is finite (masked ones too);
-- the reward and advantage a trainer reads equal the server's for that session (advantage x loss weight);
+- the reward and advantage a trainer reads equal the server's for that session (advantage x the loss
+  weight of the row the sample was built from: pass ``source_rows``, the rows the adapter read, when
+  they are not the per_request rows themselves; the server shares a lineage's weight over its rows, so a
+  per_request row and a prefix_merging row of the same calls weigh differently);
 - trainer groups and server groups correspond one to one (no group split, none merged);
-- no sample of an infra-error session reaches the trainer; placeholders (slots a fixed-shape trainer must
-  fill for a session the server excluded) carry no trainable token.
+- no sample of an infra-error session (or of any session the server lists as excluded: ``Batch.excluded``)
+  reaches the trainer; placeholders (slots a fixed-shape trainer must fill for a session the server
+  excluded) carry no trainable token.
 
 ``check`` raises ``FidelityError`` naming the first violation, or returns a ``FidelityReport``.
 """
@@ -42,7 +46,9 @@ VIOLATIONS = (
     "placeholder-trainable",
     "unknown-session",
     "infra-sample",
+    "excluded-sample",
     "unknown-call",
+    "unknown-row",
     "duplicate-call",
     "dropped-call",
     "untrained-call-trainable",
@@ -124,12 +130,28 @@ def check(
     samples: Sequence[NormalisedSample],
     per_request_rows: Sequence[Row],
     *,
+    source_rows: Optional[Sequence[Row]] = None,
     exclusions: Iterable[Exclusion] = (),
     infra_session_ids: Iterable[int] = (),
+    excluded: Iterable[Any] = (),
     raise_on_violation: bool = True,
 ) -> FidelityReport:
-    """Check ``samples`` against the server's per_request rows; raise the first violation (or collect all)."""
-    state = _State(rows_by_call(per_request_rows), set(infra_session_ids))
+    """Check ``samples`` against the server's per_request rows; raise the first violation (or collect all).
+
+    ``source_rows``: the rows the adapter read (e.g. prefix_merging ones; default the per_request rows),
+    whose ``loss_weight`` the advantage is scaled by. ``infra_session_ids`` and ``excluded`` (the server's
+    ``Batch.excluded``: objects or dicts with ``session_id`` and ``reason``) name sessions no sample may
+    come from, whatever rows a broken server sent for them.
+    """
+    infra = set(infra_session_ids)
+    barred: Dict[int, str] = {}
+    for item in excluded:
+        session, reason = (item["session_id"], item["reason"]) if isinstance(item, Mapping) else (item.session_id, item.reason)
+        if reason == "infra-error":
+            infra.add(int(session))
+        else:
+            barred[int(session)] = str(reason)
+    state = _State(rows_by_call(per_request_rows), infra, barred, source_rows)
     state.declare(list(exclusions))
     for index, sample in enumerate(samples):
         state.sample(index, sample)
@@ -142,8 +164,12 @@ def check(
 
 
 class _State:
-    def __init__(self, by_call: Dict[int, Row], infra: Set[int]) -> None:
+    def __init__(self, by_call: Dict[int, Row], infra: Set[int], barred: Dict[int, str], source_rows: Optional[Sequence[Row]]) -> None:
         self.by_call = by_call
+        self.barred = barred
+        self.by_calls: Dict[Tuple[int, ...], Row] = {(call,): row for call, row in by_call.items()}
+        if source_rows is not None:
+            self.by_calls = {tuple(row["call_ids"]): row for row in source_rows}
         self.sessions: Dict[int, Row] = {}
         for row in by_call.values():
             self.sessions.setdefault(row["session_id"], row)
@@ -187,6 +213,9 @@ class _State:
             return
         if sample.session_id in self.infra:
             self.fail("infra-sample", f"Sample {index} comes from session {sample.session_id}, which ended in an infra error.", **where)
+            return
+        if sample.session_id in self.barred:
+            self.fail("excluded-sample", f"Sample {index} comes from session {sample.session_id}, which the server excludes ({self.barred[sample.session_id]}).", **where)
             return
         first = self.sessions.get(sample.session_id)  # type: ignore[arg-type]
         if first is None:
@@ -254,7 +283,11 @@ class _State:
         if sample.reward is not None and not _same(sample.reward, reward):
             self.fail("reward-mismatch", f"Sample {index} carries reward {sample.reward}; the server's reward for session {sample.session_id} is {reward}.", **where)
         if sample.advantage is not None:
-            weight = rows[0]["loss_weight"] if rows else first["loss_weight"]
+            source = self.by_calls.get(tuple(sample.call_ids))
+            if source is None:
+                self.fail("unknown-row", f"Sample {index} (calls {sample.call_ids}) is no row of the rows the adapter read, so its loss weight is unknown; pass source_rows=.", **where)
+                return
+            weight = source["loss_weight"]
             expected = None if advantage is None else advantage * weight
             if not _same(sample.advantage, expected):
                 self.fail("advantage-mismatch", f"Sample {index} carries advantage {sample.advantage}; the server's is {advantage} x loss weight {weight}.", **where)
@@ -263,7 +296,7 @@ class _State:
 
     def finish(self) -> None:
         for call, row in sorted(self.by_call.items()):
-            if row["session_id"] in self.infra or status_of(row) == "eval_error" or row["loss_weight"] == 0:
+            if row["session_id"] in self.infra or row["session_id"] in self.barred or status_of(row) == "eval_error" or row["loss_weight"] == 0:
                 continue
             if call not in self.trained and call not in self.excluded:
                 self.fail("dropped-call", f"Call {call} of session {row['session_id']} (trace {row.get('trace_id')}) is trainable but in no sample, and no exclusion names it.", session_id=row["session_id"], call_id=call)

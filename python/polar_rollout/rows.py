@@ -59,11 +59,15 @@ def status_of(row: Mapping[str, Any]) -> str:
 
 
 def reward_of(row: Mapping[str, Any]) -> Optional[float]:
-    return row.get("reward")
+    """The session's reward as a float (JSON writes a reward of 1.0 as ``1``); None when never graded."""
+    reward = row.get("reward")
+    return None if reward is None else float(reward)
 
 
 def advantage_of(row: Mapping[str, Any]) -> Optional[float]:
-    return row.get("advantage")
+    """The session's group advantage as a float; None when never graded."""
+    advantage = row.get("advantage")
+    return None if advantage is None else float(advantage)
 
 
 def trace_id_of(row: Mapping[str, Any]) -> str:

@@ -26,7 +26,7 @@ def matches(value: Any, annotation: str, named: Dict[str, Any]) -> bool:
     return _match(value, ast.parse(annotation, mode="eval").body, named)
 
 
-_SIMPLE = {"int": int, "float": (int, float), "str": str, "bool": bool, "dict": dict, "list": list, "Any": object}
+_SIMPLE = {"int": int, "float": float, "str": str, "bool": bool, "dict": dict, "list": list, "Any": object}
 
 
 def _match(value: Any, node: ast.AST, named: Dict[str, Any]) -> bool:

@@ -8,18 +8,19 @@ infra error, so the server exported no row for it and its group (task B) has one
 ``graded=False`` reads the same batch as a never-evaluated one (``advantage=none``: reward and advantage null).
 ``leak_infra=True`` adds the infra session's rows as a broken server would send them (status infra_error).
 
-``recorded(name)`` reads ``data/recorded/<name>/`` (``per_request.jsonl``, ``prefix_merging.jsonl``,
-``batch.json`` with ``samples`` and ``infra_session_ids``) so the same tests run on rows a real ``polar serve``
-produced; ``fixtures()`` yields every fixture available.
+``recorded(name)`` reads ``data/recorded/<name>/`` (``per_request.jsonl[.gz]``, ``prefix_merging.jsonl[.gz]``,
+``batch.json`` with ``samples``, ``tasks`` and the server's ``excluded`` sessions) so the same tests run on
+rows a real ``polar serve`` produced; ``fixtures()`` yields every fixture available.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence, Set
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set
 
 RUN = "serve-b_fixture"
 LINEAGE_WEIGHTS = {"main": 1.0, "sub-agent": 0.0, "side": 0.0, "title": 0.0, "quota": 0.0, "summary": 0.0}
@@ -56,6 +57,8 @@ class Fixture:
     samples: int
     tasks: List[str]
     infra_session_ids: Set[int] = field(default_factory=set)
+    #: The server's list of sessions the results leave out (``Batch.excluded``, as JSON objects).
+    excluded: List[dict] = field(default_factory=list)
 
     @property
     def graded(self) -> bool:
@@ -172,7 +175,8 @@ def _prefix_merging(spec: SessionSpec, base_of) -> List[dict]:
 
 
 def _number(rows: List[dict], spec: SessionSpec) -> None:
-    """row_index in order of first call; trace ids, step indexes (by last call) and is_last_step per lineage."""
+    """row_index in order of first call; trace ids, step indexes (by last call) and is_last_step per lineage;
+    the lineage kind's weight shared by the lineage's rows (the server's ``lineageRowWeight``)."""
     rows.sort(key=lambda row: row["call_ids"][0])
     for index, row in enumerate(rows):
         row["row_index"] = index
@@ -181,6 +185,7 @@ def _number(rows: List[dict], spec: SessionSpec) -> None:
         trace = sorted((row for row in rows if row["lineage_id"] == lineage), key=lambda row: row["call_ids"][-1])
         for step, row in enumerate(trace):
             row["step_index"], row["is_last_step"] = step, step == len(trace) - 1
+            row["loss_weight"] = row["loss_weight"] / len(trace)
 
 
 def constructed(*, graded: bool = True, leak_infra: bool = False, weights: Optional[Dict[str, float]] = None) -> Fixture:
@@ -198,8 +203,22 @@ def constructed(*, graded: bool = True, leak_infra: bool = False, weights: Optio
             rows = build(spec, base_of)
             _number(rows, spec)
             out.extend(rows)
+    per_request, prefix_merging = _as_served(per_request), _as_served(prefix_merging)
     name = "constructed" + ("" if graded else "-ungraded") + ("-leaky" if leak_infra else "")
-    return Fixture(name, per_request, prefix_merging, 2, ["demo__calc-1", "demo__calc-2"], {4})
+    excluded = [{"session_id": 4, "group_id": f"{RUN}/demo__calc-2", "instance_id": "demo__calc-2", "sample_index": 1, "status": "infra_error",
+                 "status_reason": "container_failed", "reason": "infra-error"}]
+    return Fixture(name, per_request, prefix_merging, 2, ["demo__calc-1", "demo__calc-2"], {4}, excluded)
+
+
+def _as_served(value: Any) -> Any:
+    """Numbers as the server's JSON has them: JavaScript writes 1.0 as 1, so a reward of 1 arrives as an int."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_as_served(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_served(item) for key, item in value.items()}
+    return value
 
 
 RECORDED = os.path.join(os.path.dirname(__file__), "data", "recorded")
@@ -211,10 +230,14 @@ def recorded(name: str) -> Fixture:
         batch = json.load(handle)
 
     def read(builder: str) -> List[dict]:
-        with open(os.path.join(folder, f"{builder}.jsonl"), encoding="utf-8") as handle:
+        path = os.path.join(folder, f"{builder}.jsonl")
+        opener = (lambda: gzip.open(path + ".gz", "rt", encoding="utf-8")) if os.path.exists(path + ".gz") else (lambda: open(path, encoding="utf-8"))
+        with opener() as handle:
             return [json.loads(line) for line in handle if line.strip()]
 
-    return Fixture(name, read("per_request"), read("prefix_merging"), int(batch["samples"]), list(batch["tasks"]), set(batch.get("infra_session_ids", [])))
+    excluded = list(batch.get("excluded", []))
+    infra = set(batch.get("infra_session_ids", [])) | {item["session_id"] for item in excluded if item.get("reason") == "infra-error"}
+    return Fixture(name, read("per_request"), read("prefix_merging"), int(batch["samples"]), list(batch["tasks"]), infra, excluded)
 
 
 def fixtures() -> Iterator[Fixture]:
@@ -223,4 +246,5 @@ def fixtures() -> Iterator[Fixture]:
     yield constructed(graded=False)
     if os.path.isdir(RECORDED):
         for name in sorted(os.listdir(RECORDED)):
-            yield recorded(name)
+            if os.path.isfile(os.path.join(RECORDED, name, "batch.json")):
+                yield recorded(name)

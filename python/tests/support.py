@@ -40,13 +40,32 @@ class FakeGroup:
 
 
 class FakeClient:
-    """``submit``, ``groups`` and ``cancel`` over a fixture; records every call in ``calls``."""
+    """``submit``, ``groups`` and ``cancel`` over a fixture, ``status``/``pause``/``resume`` over a policy version; records every call in ``calls``."""
 
-    def __init__(self, fixture: Fixture, *, group_order: Optional[List[str]] = None) -> None:
+    def __init__(self, fixture: Fixture, *, group_order: Optional[List[str]] = None, policy_version: int = 0) -> None:
         self.fixture = fixture
         self.group_order = group_order
         self.calls: List[tuple] = []
         self.batches: Dict[str, dict] = {}
+        self.policy_version = policy_version
+        self.paused = False
+
+    def status(self) -> Dict[str, Any]:
+        return {"generation": {"paused": self.paused, "policy_version": self.policy_version}}
+
+    def pause(self, *, drain_timeout_ms: Any = None, **extra: Any) -> Dict[str, Any]:
+        self.calls.append(("pause", {"drain_timeout_ms": drain_timeout_ms, **extra}))
+        self.paused = True
+        return {"paused": True, "drained": True, "in_flight": 0, "policy_version": self.policy_version}
+
+    def resume(self, *, policy_version: Any = None, **extra: Any) -> Dict[str, Any]:
+        self.calls.append(("resume", {"policy_version": policy_version, **extra}))
+        if policy_version is not None:
+            if policy_version < self.policy_version:
+                raise ValueError("policy versions only grow")
+            self.policy_version = policy_version
+        self.paused = False
+        return {"paused": False, "policy_version": self.policy_version}
 
     def submit(self, harness: str, *, tasks: Any = None, dataset: Any = None, instance_ids: Any = None, samples: int = 1,
                sampling: Any = None, policy_version: Any = None, timeout_seconds: Any = None, evaluate: Any = None,
@@ -54,7 +73,7 @@ class FakeClient:
         names = [t["instance_id"] for t in tasks] if tasks is not None else list(instance_ids)
         batch_id = f"b_{len(self.batches) + 1}"
         self.batches[batch_id] = {"tasks": names, "samples": samples}
-        self.calls.append(("submit", harness, {"tasks": tasks, "dataset": dataset, "instance_ids": instance_ids, "samples": samples, "sampling": sampling}))
+        self.calls.append(("submit", harness, {"tasks": tasks, "dataset": dataset, "instance_ids": instance_ids, "samples": samples, "sampling": sampling, "policy_version": policy_version}))
         return FakeBatch(batch_id)
 
     def groups(self, batch_id: str, cursor: int = 0, follow: bool = True, format: str = "polar", builder: str = "per_request",

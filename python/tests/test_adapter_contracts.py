@@ -24,7 +24,8 @@ class Annotations(unittest.TestCase):
     def test_matches_reads_source_annotations(self) -> None:
         self.assertTrue(matches([1, 2], "list[int] | None", {}))
         self.assertTrue(matches(None, "Optional[List[List[float]]]", {}))
-        self.assertTrue(matches([[0.5, 1]], "Union[List[float], List[List[float]]]", {}))
+        self.assertTrue(matches([[0.5, 1.0]], "Union[List[float], List[List[float]]]", {}))
+        self.assertFalse(matches([1], "list[float]", {}))  # JSON's 1 for a reward of 1.0: an int where the trainer annotates float
         self.assertFalse(matches([True], "list[int]", {}))
         self.assertFalse(matches({"a": "b"}, "dict[str, int]", {}))
         self.assertFalse(matches(1.5, "int", {}))

@@ -12,32 +12,26 @@ from polar_rollout.adapters import skyrl
 from polar_rollout.adapters.common import MissingRewardError
 from polar_rollout.check import check
 from polar_rollout.rows import sessions_of
+from adapter_runs import SKYRL_MODES, run_skyrl, skyrl_slots
 from rows_fixture import constructed, fixtures
 from skyrl.train.generators.base import GeneratorInterface, TrajectoryID
 
 
 def slots(fixture, rows):
-    """SkyRL's input order: per task, repetition 0..n-1; each with its session (None if the server excluded it)."""
-    by_sample = {(s.task_id, s.sample_index): s for s in sessions_of(rows)}
-    return [(TrajectoryID(task, rep), by_sample.get((task, rep))) for task in fixture.tasks for rep in range(fixture.samples)]
-
-
-MODES = [(True, "advantage"), (True, "reward"), (False, "advantage"), (False, "reward")]
+    return skyrl_slots(fixture, rows)
 
 
 class SkyRLOnFixtures(unittest.TestCase):
     def test_contract_and_fidelity_on_every_fixture_and_mode(self) -> None:
         for fixture in fixtures():
-            for step_wise, signal in MODES:
+            for step_wise, signal in SKYRL_MODES:
                 with self.subTest(fixture=fixture.name, step_wise=step_wise, signal=signal):
-                    rows = fixture.per_request if step_wise else fixture.prefix_merging
                     if not fixture.graded:  # SkyRL takes rewards from the generator: a never-graded batch is refused
+                        rows = fixture.per_request if step_wise else fixture.prefix_merging
                         with self.assertRaises(MissingRewardError):
                             skyrl.to_generator_output(slots(fixture, rows), step_wise=step_wise, signal=signal)
                         continue
-                    output, exclusions = skyrl.to_generator_output(slots(fixture, rows), step_wise=step_wise, signal=signal)
-                    self.assertEqual(violations("skyrl", output, num_prompts=len(fixture.tasks) * fixture.samples, step_wise=step_wise), [])
-                    check(skyrl.normalise(output), fixture.per_request, exclusions=exclusions, infra_session_ids=fixture.infra_session_ids)
+                    self.assertEqual(run_skyrl(fixture, step_wise, signal).problems(), [])
 
     def test_step_wise_rows_of_a_session(self) -> None:
         fixture = constructed()
@@ -46,7 +40,7 @@ class SkyRLOnFixtures(unittest.TestCase):
         self.assertEqual(tids, ["demo__calc-1_0"] * 3 + ["demo__calc-1_1"] * 3 + ["demo__calc-2_0"] * 2 + ["demo__calc-2_1"])
         self.assertEqual(output["is_last_step"], [False, False, True, False, False, True, False, True, True])
         self.assertTrue(all(value is True or value is False for value in output["is_last_step"]))
-        self.assertEqual([round(r, 5) for r in output["rewards"]], [0, 0, 1.0, 0, 0, -1.0, 0, 0, 0])
+        self.assertEqual([round(r, 5) for r in output["rewards"]], [0, 0, 0.33333, 0, 0, -0.33333, 0, 0, 0])
         self.assertEqual(output["stop_reasons"], ["stop", "stop", "stop", "stop", "stop", "length", "stop", "stop", "error"])
         self.assertEqual(output["polar"][8], {"placeholder": True, "signal": "advantage"})  # session 4: infra error
         self.assertEqual(sorted((e.reason, e.call_ids) for e in exclusions), [("loss-weight-0", (4,)), ("loss-weight-0", (10,)), ("loss-weight-0", (11,))])

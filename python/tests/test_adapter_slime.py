@@ -13,42 +13,23 @@ from polar_rollout.adapters import slime
 from polar_rollout.adapters.common import MissingRewardError
 from polar_rollout.check import check
 from polar_rollout.rows import groups_of
+from adapter_runs import run_slime, slime_select, templates_for
 from rows_fixture import constructed, fixtures
 from slime.utils.types import Sample
 
 
-def templates_for(fixture, tasks: List[str]) -> List[List[Sample]]:
-    """slime's data source output: per prompt, n_samples copies with group_index and index set."""
-    groups, index = [], 0
-    for group_index, task in enumerate(tasks):
-        group = []
-        for _ in range(fixture.samples):
-            group.append(Sample(group_index=group_index, index=index, prompt=f"fix {task}", label=task, metadata={"instance_id": task}))
-            index += 1
-        groups.append(group)
-    return groups
-
-
 def select(fixture, *, keep_untrained: bool = False):
-    prompt_groups = dict(zip(fixture.tasks, templates_for(fixture, fixture.tasks)))
-    built = [slime.to_slime_group(g, prompt_groups[g.task_id], keep_untrained=keep_untrained) for g in groups_of(fixture.prefix_merging)]
-    selector = slime.GroupSelector(sum(1 for g in built if g.complete))
-    for group in built:
-        selector.offer(group)
-    return selector
+    return slime_select(fixture, keep_untrained=keep_untrained)
 
 
 class SlimeOnFixtures(unittest.TestCase):
     def test_contract_and_fidelity_on_every_fixture(self) -> None:
-        Output = __import__("slime.rollout.base_types", fromlist=["RolloutFnTrainOutput"]).RolloutFnTrainOutput
         for fixture in fixtures():
-            with self.subTest(fixture=fixture.name):
-                selector = select(fixture)
-                output = Output(samples=selector.result(), metrics=selector.metrics())
-                post_process = slime.post_process_rewards if fixture.graded else None  # never graded: slime's reward model scores
-                self.assertEqual(violations("slime", output, rollout_batch_size=selector.target, n_samples_per_prompt=fixture.samples, post_process=post_process), [])
-                report = check(slime.normalise(output.samples), fixture.per_request, exclusions=selector.exclusions, infra_session_ids=fixture.infra_session_ids)
-                self.assertGreater(report.trainable_tokens, 0)
+            for keep_untrained in (False, True):
+                with self.subTest(fixture=fixture.name, keep_untrained=keep_untrained):
+                    run = run_slime(fixture, keep_untrained=keep_untrained)
+                    self.assertEqual(run.problems(), [])
+                    self.assertGreater(run.report.trainable_tokens, 0)
 
     def test_sessions_share_rollout_id_and_statuses_map(self) -> None:
         selector = select(constructed())
@@ -66,7 +47,7 @@ class SlimeOnFixtures(unittest.TestCase):
         samples = slime.flatten(select(constructed()).result())
         raw, advantages = slime.post_process_rewards(None, samples)
         self.assertEqual(raw, [1.0, 0.0, 0.0])
-        self.assertEqual([round(a, 5) for a in advantages], [1.0, -1.0, -1.0])
+        self.assertEqual([round(a, 5) for a in advantages], [1.0, -0.5, -0.5])  # the split trace: two rows sharing the main lineage's weight
 
     def test_keep_untrained_rows_are_masked_samples(self) -> None:
         fixture = constructed()
@@ -75,7 +56,7 @@ class SlimeOnFixtures(unittest.TestCase):
         self.assertEqual(len(title), 1)
         self.assertTrue(title[0].remove_sample)
         self.assertEqual(set(title[0].loss_mask), {0})
-        check(slime.normalise(selector.result()), fixture.per_request, exclusions=selector.exclusions)
+        check(slime.normalise(selector.result()), fixture.per_request, source_rows=fixture.prefix_merging, exclusions=selector.exclusions)
 
     def test_weighted_sub_agent_is_a_sibling_sample(self) -> None:
         fixture = constructed(weights={"sub-agent": 1.0})
@@ -92,7 +73,7 @@ class SlimeOnFixtures(unittest.TestCase):
         self.assertFalse(any(s.metadata["polar"]["session_id"] == 4 for sess in built.sessions for s in sess))
         self.assertIn(("infra-error", 4), [(e.reason, e.session_id) for e in built.exclusions])
         rows = [row for row in fixture.per_request if row["group_id"] == group.group_id]
-        check(slime.normalise([built.sessions]), rows, exclusions=built.exclusions)
+        check(slime.normalise([built.sessions]), rows, source_rows=fixture.prefix_merging, exclusions=built.exclusions)
 
     def test_ungraded_batch_cannot_feed_the_post_process(self) -> None:
         samples = slime.flatten(select(constructed(graded=False)).result())
@@ -176,7 +157,7 @@ class SlimeGlue(unittest.TestCase):
         self.assertEqual((submit[2]["instance_ids"], submit[2]["samples"]), (["demo__calc-1", "demo__calc-2"], 2))
         self.assertTrue(results[3][0].metadata["polar"]["placeholder"])  # task B's infra-error session
         groups = [[results[0], results[1]], [results[2], results[3]]]
-        check(slime.normalise(groups), fixture.per_request, exclusions=[e for g in (groups_of(fixture.prefix_merging)) for e in slime.to_slime_group(g, templates[fixture.tasks.index(g.task_id)]).exclusions])
+        check(slime.normalise(groups), fixture.per_request, source_rows=fixture.prefix_merging, exclusions=[e for g in (groups_of(fixture.prefix_merging)) for e in slime.to_slime_group(g, templates[fixture.tasks.index(g.task_id)]).exclusions])
 
 
 if __name__ == "__main__":

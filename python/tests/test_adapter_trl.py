@@ -11,24 +11,19 @@ from polar_rollout.adapters import trl
 from polar_rollout.adapters.common import PromptLayoutError
 from polar_rollout.check import check
 from polar_rollout.rows import sessions_of
+from adapter_runs import run_trl, trl_entries
 from rows_fixture import constructed, fixtures
 
 
 def entries(fixture):
-    """TRL's prompt list (each task num_generations times, consecutive) and the session of each entry."""
-    by_sample = {(s.task_id, s.sample_index): s for s in sessions_of(fixture.prefix_merging)}
-    prompts = [task for task in fixture.tasks for _ in range(fixture.samples)]
-    return prompts, [by_sample.get((task, j)) for task in fixture.tasks for j in range(fixture.samples)]
+    return trl_entries(fixture)
 
 
 class TRLOnFixtures(unittest.TestCase):
     def test_contract_and_fidelity_on_every_fixture(self) -> None:
         for fixture in fixtures():
             with self.subTest(fixture=fixture.name):
-                prompts, sessions = entries(fixture)
-                output, exclusions = trl.to_rollout_dict(sessions, placeholder_token_id=151645)
-                self.assertEqual(violations("trl", output, prompts=prompts, num_generations=fixture.samples, reward_func=trl.polar_reward), [])
-                check(trl.normalise(output, fixture.samples), fixture.per_request, exclusions=exclusions, infra_session_ids=fixture.infra_session_ids)
+                self.assertEqual(run_trl(fixture).problems(), [])
 
     def test_entries_in_order_with_rewards_and_a_placeholder(self) -> None:
         output, _ = trl.to_rollout_dict(entries(constructed())[1], placeholder_token_id=151645)
@@ -65,7 +60,7 @@ class TRLOnFixtures(unittest.TestCase):
         self.assertEqual(output["completion_ids"][3], [151645])
         self.assertEqual(violations("trl", output, prompts=prompts, num_generations=2, reward_func=trl.polar_reward), [])
         _, exclusions = trl.to_rollout_dict(entries(fixture)[1])
-        check(trl.normalise(output, 2), fixture.per_request, exclusions=exclusions)
+        check(trl.normalise(output, 2), fixture.per_request, source_rows=fixture.prefix_merging, exclusions=exclusions)
 
 
 if __name__ == "__main__":

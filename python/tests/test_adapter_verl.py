@@ -14,23 +14,12 @@ from polar_rollout.adapters.batching import SlotRows
 from polar_rollout.adapters.common import MissingRewardError, SequenceTooLongError
 from polar_rollout.check import check
 from polar_rollout.rows import groups_of
+from adapter_runs import run_verl, verl_outputs
 from rows_fixture import constructed, fixtures
 
 
 def run_all(fixture, signal, **limits):
-    """One to_agent_loop_output per run() verl would make: per task, n samples (interleaved like verl's repeat)."""
-    groups = {g.task_id: g for g in groups_of(fixture.prefix_merging)}
-    outputs, uids, exclusions = [], [], []
-    for task in fixture.tasks:
-        group = groups.get(task)
-        rows = [row for s in group.sessions for row in s.rows] if group else []
-        by_sample = {s.sample_index: s.rows for s in group.sessions} if group else {}
-        for slot in range(fixture.samples):
-            output, excluded = verl.to_agent_loop_output(SlotRows(slot, fixture.samples, by_sample.get(slot, []), rows), signal=signal, **limits)
-            outputs.append(output)
-            uids.append(f"uid-{task}")
-            exclusions += excluded
-    return outputs, uids, exclusions
+    return verl_outputs(fixture, signal, **limits)
 
 
 LIMITS = {"prompt_length": 4096, "response_length": 4096}
@@ -45,9 +34,7 @@ class VerlOnFixtures(unittest.TestCase):
                         with self.assertRaises(MissingRewardError):
                             run_all(fixture, signal, **LIMITS)
                         continue
-                    outputs, uids, exclusions = run_all(fixture, signal, **LIMITS)
-                    self.assertEqual(violations("verl", outputs, **LIMITS), [])
-                    check(verl.normalise(outputs, uids), fixture.per_request, exclusions=exclusions, infra_session_ids=fixture.infra_session_ids)
+                    self.assertEqual(run_verl(fixture, signal).problems(), [])
 
     def test_one_merged_sequence_per_trajectory(self) -> None:
         outputs, _, exclusions = run_all(constructed(), "advantage")
@@ -74,7 +61,7 @@ class VerlOnFixtures(unittest.TestCase):
             run_all(fixture, "advantage")
         outputs, uids, exclusions = run_all(fixture, "reward")
         self.assertEqual(outputs[0].reward_score, None)  # verl's reward loop scores it
-        check(verl.normalise(outputs, uids), fixture.per_request, exclusions=exclusions)
+        check(verl.normalise(outputs, uids), fixture.per_request, source_rows=fixture.prefix_merging, exclusions=exclusions)
 
     def test_too_long_is_refused_not_truncated(self) -> None:
         with self.assertRaisesRegex(SequenceTooLongError, "response_length=8"):
@@ -110,7 +97,7 @@ class VerlGlue(unittest.TestCase):
             calls = [(task, f"uid-{task}") for task in fixture.tasks for _ in range(2)]
 
             async def main():
-                return await asyncio.gather(*(loop.run({"temperature": 1.0, "top_p": 1.0, "top_k": -1, "logprobs": True}, uid=uid, extra_info={"instance_id": task}, raw_prompt=[])
+                return await asyncio.gather(*(loop.run({"temperature": 1.0, "top_p": 1.0, "top_k": -1, "logprobs": True}, uid=uid, extra_info={"instance_id": task}, raw_prompt=[], param_version=5)
                                               for loop, (task, uid) in zip(loops, calls)))
 
             outputs = asyncio.run(main())
@@ -118,9 +105,10 @@ class VerlGlue(unittest.TestCase):
             verl.default_client, verl.PolarSettings.from_env = original
         [submit] = [c for c in client.calls if c[0] == "submit"]
         self.assertEqual((submit[2]["instance_ids"], submit[2]["samples"], submit[2]["sampling"]), (fixture.tasks, 2, {"temperature": 1.0, "top_p": 1.0}))
+        self.assertEqual((submit[2]["policy_version"], client.policy_version), (5, 5))  # fully-async verl's param_version, announced (Shape A)
         self.assertEqual(outputs[3].prompt_ids, [151643])  # the placeholder uses the tokenizer's pad token
         _, _, exclusions = run_all(fixture, "advantage")
-        check(verl.normalise(outputs, [uid for _, uid in calls]), fixture.per_request, exclusions=exclusions)
+        check(verl.normalise(outputs, [uid for _, uid in calls]), fixture.per_request, source_rows=fixture.prefix_merging, exclusions=exclusions)
 
 
 if __name__ == "__main__":

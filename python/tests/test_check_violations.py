@@ -22,7 +22,7 @@ def faithful(fixture):
         samples.append(NormalisedSample(
             group_key=f"trainer-{row['task_id']}", session_id=row["session_id"], call_ids=list(row["call_ids"]),
             prompt_ids=list(row["prompt_ids"]), response_ids=list(row["response_ids"]), loss_mask=list(row["loss_mask"]),
-            logprobs=[lp if m else 0.0 for m, lp in zip(row["loss_mask"], row["logprobs"])], reward=row["reward"], advantage=row["advantage"],
+            logprobs=[lp if m else 0.0 for m, lp in zip(row["loss_mask"], row["logprobs"])], reward=row["reward"], advantage=row["advantage"] * row["loss_weight"],
         ))
     return samples, exclusions
 
@@ -36,11 +36,11 @@ class CheckCatchesViolations(unittest.TestCase):
         samples, exclusions = copy.deepcopy(self.samples), list(self.exclusions)
         mutate(samples, exclusions)
         with self.assertRaises(FidelityError) as caught:
-            check(samples, self.fixture.per_request, exclusions=exclusions, **options)
+            check(samples, self.fixture.per_request, source_rows=self.fixture.prefix_merging, exclusions=exclusions, **options)
         return caught.exception
 
     def test_faithful_output_passes(self) -> None:
-        report = check(self.samples, self.fixture.per_request, exclusions=self.exclusions, infra_session_ids={4})
+        report = check(self.samples, self.fixture.per_request, source_rows=self.fixture.prefix_merging, exclusions=self.exclusions, infra_session_ids={4})
         self.assertEqual((report.samples, report.calls_trained, report.groups, report.calls_excluded), (4, 8, 2, {"loss-weight-0": 3}))
         self.assertEqual(report.trainable_tokens, sum(sum(r["loss_mask"]) for r in self.fixture.per_request if r["loss_weight"] > 0))
 
@@ -115,8 +115,30 @@ class CheckCatchesViolations(unittest.TestCase):
         samples = copy.deepcopy(self.samples)
         include(samples, None)
         with self.assertRaises(FidelityError) as caught:  # the leaked rows themselves say infra_error
-            check(samples, leaky.per_request, exclusions=self.exclusions)
+            check(samples, leaky.per_request, source_rows=leaky.prefix_merging, exclusions=self.exclusions)
         self.assertEqual(caught.exception.code, "infra-sample")
+
+    def test_sessions_the_server_lists_as_excluded(self) -> None:
+        leaky = constructed(leak_infra=True)
+        infra = [r for r in leaky.prefix_merging if r["session_id"] == 4][0]
+        def include(samples, _):
+            samples.append(NormalisedSample("trainer-demo__calc-2", 4, list(infra["call_ids"]), infra["prompt_ids"], infra["response_ids"],
+                                            infra["loss_mask"], [lp or 0.0 for lp in infra["logprobs"]], None, 0.0))
+        # Batch.excluded items (objects or the JSON's dicts): infra-error bars the session like infra_session_ids.
+        self.assertEqual(self.violation(include, excluded=[{"session_id": 4, "reason": "infra-error"}]).code, "infra-sample")
+        # Any other reason the server gives (an eval error here) bars it too.
+        def other(samples, _):
+            samples[0].session_id = samples[0].session_id  # unchanged: session 1 is listed as excluded below
+        self.assertEqual(self.violation(other, excluded=[{"session_id": 1, "reason": "eval-error"}]).code, "excluded-sample")
+
+    def test_advantage_weighted_by_the_source_row(self) -> None:
+        # The split trace's rows (session 2) each carry half the main lineage's weight as prefix_merging rows;
+        # checked against per_request rows (a third each), the same samples' weights are unknown.
+        split = [sample for sample in self.samples if sample.session_id == 2]
+        self.assertEqual([round(sample.advantage, 5) for sample in split], [-0.5, -0.5])
+        with self.assertRaises(FidelityError) as caught:
+            check(self.samples, self.fixture.per_request, exclusions=self.exclusions)
+        self.assertEqual(caught.exception.code, "unknown-row")
 
     def test_side_call_trained(self) -> None:
         title = [r for r in self.fixture.prefix_merging if r["lineage_kind"] == "title"][0]
@@ -157,7 +179,7 @@ class CheckCatchesViolations(unittest.TestCase):
         samples = copy.deepcopy(self.samples)
         samples.pop(1)
         samples[0].reward = 0.0
-        report = check(samples, self.fixture.per_request, exclusions=self.exclusions, raise_on_violation=False)
+        report = check(samples, self.fixture.per_request, source_rows=self.fixture.prefix_merging, exclusions=self.exclusions, raise_on_violation=False)
         self.assertFalse(report.ok)
         self.assertEqual(sorted({v.code for v in report.violations}), ["dropped-call", "reward-mismatch"])
 

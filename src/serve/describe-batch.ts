@@ -1,6 +1,8 @@
-// The JSON of a batch (GET /v1/rollouts/{id}): status, session counts by stage and status, groups, callbacks.
+// The JSON of a batch (GET /v1/rollouts/{id}): status, session counts by stage and status, the sessions its
+// results leave out (with their reasons), groups, callbacks.
 import type { BatchRow } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
+import { excludedSessions, type ExcludedSession } from './excluded-sessions.js';
 
 export interface BatchDescription {
   id: string;
@@ -12,6 +14,8 @@ export interface BatchDescription {
   created_at: string;
   finished_at: string | null;
   sessions: { total: number; done: number; queued: number; running: number; by_status: Record<string, number> };
+  /** Ended sessions the results leave out of their groups, with the typed reason (infra errors first of all). */
+  excluded: ExcludedSession[];
   groups: { total: number; completed: number };
   callback: { url: string; delivered: number; failed: number; pending: number; last_error: string | null } | null;
 }
@@ -43,6 +47,7 @@ export function describeBatch(store: Store, batch: BatchRow): BatchDescription {
     created_at: new Date(batch.createdAt).toISOString(),
     finished_at: batch.finishedAt === null ? null : new Date(batch.finishedAt).toISOString(),
     sessions: { total, done, queued: run === undefined ? planned : queued, running: total - done - (run === undefined ? planned : queued), by_status: byStatus },
+    excluded: run === undefined ? [] : excludedSessions(batch.runName, sessions),
     groups: { total: tasks, completed: groups.length },
     callback:
       batch.callbackUrl === null

@@ -67,6 +67,23 @@ export const OPENAPI_DOCUMENT = {
             required: ['total', 'done'],
             properties: { total: { type: 'integer' }, done: { type: 'integer' }, queued: { type: 'integer' }, running: { type: 'integer' }, by_status: { type: 'object', additionalProperties: { type: 'integer' } } },
           },
+          excluded: {
+            type: 'array',
+            description: 'Ended sessions the results leave out of their groups (infra errors, eval errors, cancelled without a reward), with the reason.',
+            items: {
+              type: 'object',
+              required: ['session_id', 'group_id', 'instance_id', 'sample_index', 'status', 'reason'],
+              properties: {
+                session_id: { type: 'integer' },
+                group_id: { type: 'string' },
+                instance_id: { type: 'string' },
+                sample_index: { type: 'integer' },
+                status: { type: 'string' },
+                status_reason: { type: ['string', 'null'] },
+                reason: { enum: ['infra-error', 'eval-error', 'cancelled'] },
+              },
+            },
+          },
           groups: { type: 'object', properties: { total: { type: 'integer' }, completed: { type: 'integer' } } },
           callback: { type: ['object', 'null'] },
         },

@@ -66,6 +66,9 @@ export const SIM_SPEC_OPTIONS: Record<string, Setter> = {
   'stall-after': integer('stallAfter', 1),
   'stall-ms': integer('stallMs', 0),
   'answer-model': text('answerModel'),
+  'fail-session': (options, value) => {
+    options.failSessions = value.split(',').map((text) => text.trim()).filter((text) => text !== '');
+  },
   'vllm-compat': text('vllmCompat'),
   'context-error': oneOf('contextErrorStyle', ['legacy', 'v0.11', 'new']),
   'chunk-tokens': integer('chunkTokens', 1),

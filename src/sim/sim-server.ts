@@ -22,6 +22,7 @@ import { parseSimRequest, parseTokenizeRequest } from './sim-request.js';
 import { checkModel, simulateCompletion, type ContextErrorStyle } from './simulate-completion.js';
 import { adjustLogprobs, applyStopStrings, reasoningInputFor } from './apply-sim-behaviour.js';
 import { defaultBehaviour, PREFLIGHT_HEADER, type SimBehaviour } from './sim-behaviour.js';
+import { failOneSession } from './fail-one-session.js';
 import { toolModeOf } from './sim-request.js';
 import { streamChatCompletion } from './stream-chat-completion.js';
 import { submitGeneration } from './submit-generation.js';
@@ -70,6 +71,8 @@ export interface SimServerOptions {
   stallMs?: number;
   /** Answer with this `model` field whatever was asked (a misrouted server). */
   answerModel?: string;
+  /** For each text, the first conversation containing it fails for good (fail-one-session.ts): one infra_error in a group. */
+  failSessions?: string[];
   /** Imitate vLLM <version>'s version-dependent behaviour (reference/vllm-conformance.md table A). */
   vllmCompat?: string;
   /** How the model writes tool calls: hermes (default) or qwen3_coder (XML), template and parser alike. */
@@ -330,7 +333,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     sglang: resolveSglangSim(options.sglang, options.returnTokenIds ?? true),
     behaviour,
     restart: (ms) => restart(ms),
-    policy: options.policy,
+    policy: options.failSessions && options.failSessions.length > 0 ? failOneSession(options.policy, options.failSessions) : options.policy,
     modelName: behaviour.modelNames[0] as string,
     maxModelLen,
     returnTokenIds: options.returnTokenIds ?? true,

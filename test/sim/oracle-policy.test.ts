@@ -34,6 +34,14 @@ describe('oracle policy', () => {
     else expect(Object.keys(args)).toEqual([param]);
   });
 
+  it('finds the task in content parts too (Claude Code sends text blocks), newlines and quotes included', async () => {
+    const multiline = [tasks[0]!, { instanceId: 'c__c-3', problemStatement: 'calc.add is wrong.\n\n`add(2, 3)` should be "5".', patch: 'diff --git a/z b/z\n' }];
+    const shell = tool('Bash', { command: { type: 'string' } }, ['command']);
+    const blocks = { model: 'm', tools: [shell], messages: [{ role: 'user', content: [{ type: 'text', text: '<system-reminder>x</system-reminder>' }, { type: 'text', text: 'calc.add is wrong.\n\n`add(2, 3)` should be "5".' }] }] } as SimChatRequest;
+    const turn = await oraclePolicy(multiline)(blocks, context);
+    expect('toolCalls' in turn ? turn.toolCalls![0]!.arguments.command : turn).toBe(applyPatchCommand('diff --git a/z b/z\n'));
+  });
+
   it('finishes with text once its tool call is in the history', async () => {
     const shell = tool('bash', { command: { type: 'string' } }, ['command']);
     const first = await oraclePolicy(tasks)(request([shell]), context);

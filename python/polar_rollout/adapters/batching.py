@@ -15,19 +15,32 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optio
 
 from ..rows import Row, groups_of
 from .common import AdapterError, GroupSplitError, TaskRef, instance_id_of, submit_arguments
+from .policy_versions import POLICY_SYNCS, apply_policy_version
 
 
 @dataclass
 class PolarSettings:
-    """What the glue needs to submit a batch; ``from_env`` reads ``POLAR_*`` variables."""
+    """What the glue needs to submit a batch; ``from_env`` reads ``POLAR_*`` variables.
+
+    ``policy_sync`` (``POLAR_POLICY_SYNC``): how polar learns the trainer's policy version. "announce" (the
+    default): the glue tells polar before each batch, for weights pushed while no call of polar's was in
+    flight (into the trainer's own engine, Shape A, or by a synchronous trainer between steps). "pause": the
+    trainer's push goes through ``policy_versions.sync_weights`` and the glue only warns when polar lags.
+    """
 
     harness: str
     dataset: Optional[str] = None
     timeout_seconds: Optional[int] = None
     submit_options: Dict[str, Any] = field(default_factory=dict)
+    policy_sync: str = "announce"
+
+    def __post_init__(self) -> None:
+        if self.policy_sync not in POLICY_SYNCS:
+            raise AdapterError(f"policy_sync must be one of {', '.join(POLICY_SYNCS)}, not {self.policy_sync!r}.",
+                               hint="announce: the glue tells polar the trainer's version; pause: the trainer's push goes through sync_weights (POLAR_POLICY_SYNC).")
 
     @classmethod
-    def from_env(cls, env: Optional[Mapping[str, str]] = None, **overrides: Any) -> PolarSettings:
+    def from_env(cls, env: Optional[Mapping[str, str]] = None, *, default_sync: str = "announce", **overrides: Any) -> PolarSettings:
         env = os.environ if env is None else env
         harness = overrides.pop("harness", None) or env.get("POLAR_HARNESS")
         if not harness:
@@ -37,6 +50,7 @@ class PolarSettings:
             harness=harness,
             dataset=overrides.pop("dataset", None) or env.get("POLAR_DATASET"),
             timeout_seconds=overrides.pop("timeout_seconds", None) or (int(float(timeout)) if timeout else None),
+            policy_sync=overrides.pop("policy_sync", None) or env.get("POLAR_POLICY_SYNC") or default_sync,
             submit_options=overrides,
         )
 
@@ -67,7 +81,13 @@ def run_batch(
     sampling: Optional[Mapping[str, Any]] = None,
     policy_version: Optional[int] = None,
 ) -> BatchRun:
-    """Submit ``tasks`` x ``samples`` and iterate its completed groups (following the batch to its end)."""
+    """Submit ``tasks`` x ``samples`` and iterate its completed groups (following the batch to its end).
+
+    ``policy_version`` is the trainer's (the optimizer steps behind the weights that will generate the
+    batch): sent with the batch (polar's ``--max-staleness`` reads it) and, with ``policy_sync="announce"``,
+    announced first so the batch's calls record it.
+    """
+    apply_policy_version(client, settings.policy_sync, policy_version)
     options: Dict[str, Any] = dict(settings.submit_options)
     if settings.timeout_seconds is not None:
         options["timeout_seconds"] = settings.timeout_seconds

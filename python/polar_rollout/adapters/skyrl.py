@@ -212,6 +212,19 @@ def register_polar_estimator(name: str = "polar") -> None:
         registry.register(name, polar_advantage)
 
 
+def policy_version_of(batch_metadata: Any) -> Optional[int]:
+    """The optimizer steps behind the weights generating this batch, from SkyRL's ``BatchMetadata``: training
+    generates step ``global_step`` with the weights of ``global_step - 1`` steps (synced at the end of each
+    step, ``save_weights_for_sampler``); evaluation runs after ``global_step`` steps. None without metadata."""
+    if batch_metadata is None:
+        return None
+    read = batch_metadata.get if isinstance(batch_metadata, dict) else lambda name: getattr(batch_metadata, name, None)
+    step = read("global_step")
+    if step is None:
+        return None
+    return int(step) if read("training_phase") == "eval" else max(int(step) - 1, 0)
+
+
 class PolarGeneratorBase:
     """``generate`` for SkyRL; ``make_generator`` mixes it with SkyRL's ``GeneratorInterface``."""
 
@@ -230,12 +243,13 @@ class PolarGeneratorBase:
             raise AdapterError("SkyRL's generator input has no trajectory_ids.", hint="use SkyRL's prepare_generator_input (it sets them).")
         extras = input_batch.get("env_extras") or [{} for _ in trajectory_ids]
         sampling = sampling_from(input_batch.get("sampling_params") or {})
-        sessions = await asyncio.get_running_loop().run_in_executor(None, self._collect, trajectory_ids, extras, sampling)
+        version = policy_version_of(input_batch.get("batch_metadata"))
+        sessions = await asyncio.get_running_loop().run_in_executor(None, self._collect, trajectory_ids, extras, sampling, version)
         slots = [(tid, sessions.get((tid.instance_id, tid.repetition_id))) for tid in trajectory_ids]
         output, _ = to_generator_output(slots, step_wise=self.step_wise, signal=self.signal, placeholder_token_id=self.placeholder_token_id)
         return output
 
-    def _collect(self, trajectory_ids: Sequence[Any], extras: Sequence[Any], sampling: Dict[str, Any]) -> Dict[Tuple[str, int], Session]:
+    def _collect(self, trajectory_ids: Sequence[Any], extras: Sequence[Any], sampling: Dict[str, Any], version: Optional[int] = None) -> Dict[Tuple[str, int], Session]:
         client = self.client or default_client()
         settings = self.settings or PolarSettings.from_env()
         order: List[str] = []
@@ -251,7 +265,7 @@ class PolarGeneratorBase:
         for members in plan_batches([tasks[key] for key in order], [counts[key] for key in order]):
             keys = [order[i] for i in members]
             by_instance = {instance_id_of(tasks[key]): key for key in keys}
-            run = run_batch(client, settings, [tasks[key] for key in keys], counts[keys[0]], builder=builder, sampling=sampling)
+            run = run_batch(client, settings, [tasks[key] for key in keys], counts[keys[0]], builder=builder, sampling=sampling, policy_version=version)
             for instance, rows in run.groups:
                 key = by_instance.get(instance or "")
                 if key is None or not rows:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..check import Exclusion, NormalisedSample
-from ..rows import GroupRows, Row, Session, call_versions, finite_logprobs, groups_of, sessions_of
+from ..rows import GroupRows, Row, Session, call_versions, finite_logprobs, groups_of, reward_of, sessions_of
 from .batching import BatchCoalescer, PolarSettings, default_client, plan_batches, run_batch
 from .common import AdapterError, MissingRewardError, assign_sessions, instance_id_of, lazy_import, row_exclusion, sampling_from, session_metrics, task_ref, untrainable_exclusion
 
@@ -82,7 +82,7 @@ def _sample(row: Row, template: Any, status: str) -> Any:
     sample.loss_mask = list(row["loss_mask"]) if trained else [0] * len(row["response_ids"])
     sample.remove_sample = not trained
     sample.rollout_log_probs = finite_logprobs(row)
-    sample.reward = row.get("reward")
+    sample.reward = reward_of(row)
     sample.status = Sample.Status[slime_status(status, row.get("stop_reason"))]
     sample.weight_versions = [str(version) for version in call_versions(row)]
     sample.metadata = {**(template.metadata or {}), "polar": provenance(row)}
@@ -264,6 +264,9 @@ class SlimeRollout:
         self.max_batches = max_batches
 
     def run(self, args: Any, rollout_id: int, data_source: Any) -> Any:
+        """One step's groups. The policy version is ``rollout_id``: in slime's synchronous loop (train.py) the
+        weights generating rollout r are those after r training steps (slime's own ``weight_version`` counter
+        is one ahead: it counts the initial push too)."""
         Output = lazy_import("slime.rollout.base_types", "slime").RolloutFnTrainOutput
         client = self.client or default_client()
         settings = self.settings or PolarSettings.from_env()
@@ -274,7 +277,7 @@ class SlimeRollout:
             tasks = [task_of_sample(group[0]) for group in prompt_groups]
             for members in plan_batches(tasks, [n] * len(tasks)):
                 templates = {instance_id_of(tasks[i]): prompt_groups[i] for i in members}
-                run = run_batch(client, settings, [tasks[i] for i in members], n, builder="prefix_merging", sampling=slime_sampling(args))
+                run = run_batch(client, settings, [tasks[i] for i in members], n, builder="prefix_merging", sampling=slime_sampling(args), policy_version=rollout_id)
                 for instance, rows in run.groups:
                     if rows and instance in templates:
                         selector.offer(to_slime_group(groups_of(rows)[0], templates[instance], keep_untrained=self.keep_untrained))

@@ -18,12 +18,14 @@ becomes NaN, which TRL leaves out of the group's baseline and gives advantage 0.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..check import Exclusion, NormalisedSample
-from ..rows import Session, finite_logprobs, groups_of
+from ..rows import Session, finite_logprobs, groups_of, reward_of
 from .batching import PolarSettings, default_client, plan_batches, run_batch
 from .common import AdapterError, PromptLayoutError, assign_sessions, choose_sequence, instance_id_of, sampling_from, task_ref
+from .policy_versions import sync_weights
 
 _PROVENANCE = ("session_id", "row_index", "call_ids", "trace_id", "group_id", "task_id", "sample_index", "lineage_kind",
                "loss_weight", "reward", "advantage", "status", "stop_reason", "policy_versions")
@@ -64,7 +66,7 @@ def to_rollout_dict(entries: Sequence[Optional[Session]], *, placeholder_token_i
         output["completion_ids"].append(list(row["response_ids"]))
         output["logprobs"].append(finite_logprobs(row))
         output["env_mask"].append(list(row["loss_mask"]))
-        output["polar_reward"].append(row.get("reward"))
+        output["polar_reward"].append(reward_of(row))
         output["polar"].append({name: row.get(name) for name in _PROVENANCE})
     return output, exclusions
 
@@ -105,8 +107,14 @@ def task_of_prompt(prompt: Any) -> Any:
 
 
 def make_rollout_func(*, client: Any = None, settings: Optional[PolarSettings] = None, task_of: Callable[[Any], Any] = task_of_prompt,
-                      placeholder_token_id: Optional[int] = None) -> Callable[[List[Any], Any], Dict[str, List[Any]]]:
-    """``rollout_func(prompts, trainer)`` for ``GRPOTrainer`` backed by polar batches of prefix_merging rows."""
+                      placeholder_token_id: Optional[int] = None, push_weights: Optional[Callable[[Any], Any]] = None) -> Callable[[List[Any], Any], Dict[str, List[Any]]]:
+    """``rollout_func(prompts, trainer)`` for ``GRPOTrainer`` backed by polar batches of prefix_merging rows.
+
+    The policy version is ``trainer.state.global_step``. ``push_weights(trainer)`` (Shape B: polar serve owns
+    the engine, which TRL's own ``sync_weights`` does not reach) is run once per new step, where TRL syncs its
+    own vLLM (just before calling ``rollout_func``), between polar's pause and its resume with that version.
+    """
+    synced: Dict[str, Any] = {"step": None}
 
     def rollout_func(prompts: List[Any], trainer: Any) -> Dict[str, List[Any]]:
         generations = trainer.num_generations if trainer.model.training else trainer.num_generations_eval
@@ -114,11 +122,15 @@ def make_rollout_func(*, client: Any = None, settings: Optional[PolarSettings] =
         tasks = [task_of(prompts[start]) for start in starts]
         args = trainer.args
         sampling = sampling_from({name: getattr(args, name, None) for name in ("temperature", "top_p", "top_k", "min_p")})
-        polar_client, polar_settings = client or default_client(), settings or PolarSettings.from_env()
+        polar_client, polar_settings = client or default_client(), settings or PolarSettings.from_env(default_sync="pause")
+        version = getattr(getattr(trainer, "state", None), "global_step", None)  # the optimizer steps behind the weights
+        if push_weights is not None and version is not None and version != synced["step"]:
+            sync_weights(polar_client, version, functools.partial(push_weights, trainer))
+            synced["step"] = version
         entries: List[Optional[Session]] = [None] * len(prompts)
         for members in plan_batches(tasks, [generations] * len(tasks)):
             blocks = {instance_id_of(tasks[i]): i for i in members}
-            run = run_batch(polar_client, polar_settings, [tasks[i] for i in members], generations, builder="prefix_merging", sampling=sampling)
+            run = run_batch(polar_client, polar_settings, [tasks[i] for i in members], generations, builder="prefix_merging", sampling=sampling, policy_version=version)
             for instance, rows in run.groups:
                 block = blocks.get(instance or "")
                 if block is None or not rows:

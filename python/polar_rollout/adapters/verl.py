@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..check import Exclusion, NormalisedSample
-from ..rows import Row, Session, call_versions, finite_logprobs, sessions_of
+from ..rows import Row, Session, call_versions, finite_logprobs, reward_of, sessions_of
 from .batching import BatchCoalescer, PolarSettings, SlotRows, default_client, run_batch
 from .common import AdapterError, MissingRewardError, SequenceTooLongError, choose_sequence, lazy_import, row_exclusion, sampling_from, task_ref
 
@@ -106,7 +106,7 @@ def to_agent_loop_output(
             "polar": _provenance(row, signal),
             "param_version_start": versions[0] if versions else -1,
             "param_version_end": versions[-1] if versions else -1,
-            "polar_reward": row.get("reward"),
+            "polar_reward": reward_of(row),
         },
     )
     return output, exclusions
@@ -154,6 +154,8 @@ def register_polar_estimator(name: str = "polar") -> None:
 
 
 _COALESCERS: Dict[Tuple[int, str], BatchCoalescer] = {}
+#: The latest ``param_version`` verl's fully-async rollouter handed a run() (the versions its weights carry).
+_VERSIONS: Dict[Tuple[int, str], Optional[int]] = {}
 
 
 class PolarAgentLoopMixin:
@@ -166,11 +168,13 @@ class PolarAgentLoopMixin:
             raise AdapterError("verl passed no uid to the agent loop.", hint="use actor_rollout_ref.rollout.mode=async (the agent loop path).")
         task = task_ref(kwargs.get("extra_info") or {})
         key = (id(self.config), self.signal)  # type: ignore[attr-defined]
+        version = kwargs.get("param_version")  # fully-async verl passes it; the synchronous trainer passes no step
+        _VERSIONS[key] = None if version is None else int(version)
         coalescer = _COALESCERS.get(key)
         if coalescer is None:
             client, settings, sampling = default_client(), PolarSettings.from_env(), sampling_from(sampling_params)
             coalescer = _COALESCERS[key] = BatchCoalescer(
-                lambda tasks, samples: run_batch(client, settings, tasks, samples, builder="prefix_merging", sampling=sampling).groups
+                lambda tasks, samples: run_batch(client, settings, tasks, samples, builder="prefix_merging", sampling=sampling, policy_version=_VERSIONS.get(key)).groups
             )
         answer = await coalescer.request(str(kwargs["uid"]), task)
         rollout = self.config.actor_rollout_ref.rollout  # type: ignore[attr-defined]

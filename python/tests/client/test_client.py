@@ -9,13 +9,15 @@ from unittest import mock
 
 from fake_server import FakeServer, Reply, Request
 
-from polar_rollout import Batch, InvalidResponse, PolarClient, WaitTimeout
+from polar_rollout import Batch, ExcludedSession, InvalidResponse, PolarClient, WaitTimeout
 
 DESCRIBED = {
     "id": "b_1", "status": "running", "status_reason": None, "run": "serve-b_1", "harness": "pi", "policy_version": 2,
     "created_at": "2026-11-26T10:00:00.000Z", "finished_at": None,
     "sessions": {"total": 4, "done": 1, "queued": 1, "running": 2, "by_status": {"completed": 1}},
     "groups": {"total": 2, "completed": 0}, "callback": None, "future_field": {"x": 1},
+    "excluded": [{"session_id": 7, "group_id": "serve-b_1/a", "instance_id": "a", "sample_index": 1, "status": "infra_error", "status_reason": "upstream_5xx", "reason": "infra-error"},
+                 {"session_id": 9, "group_id": "serve-b_1/b", "instance_id": "b", "sample_index": 0, "status": "eval_error", "status_reason": None, "reason": "eval-error"}],
 }
 
 
@@ -58,11 +60,14 @@ class BatchTest(unittest.TestCase):
         self.assertEqual((batch.sessions.total if batch.sessions else None, batch.sessions.by_status if batch.sessions else None), (4, {"completed": 1}))
         self.assertEqual((batch.groups.total, batch.groups.completed) if batch.groups else None, (2, 0))
         self.assertEqual(batch.raw["future_field"], {"x": 1})
+        self.assertEqual(batch.excluded[0], ExcludedSession(7, "serve-b_1/a", "a", 1, "infra_error", "upstream_5xx", "infra-error"))
+        self.assertEqual(batch.infra_session_ids, [7])
+        self.assertEqual(Batch.from_json({"id": "b_2", "status": "queued"}).excluded, ())
         self.assertFalse(batch.terminal)
         self.assertTrue(Batch.from_json({**DESCRIBED, "status": "cancelled"}).terminal)
 
     def test_not_a_batch(self) -> None:
-        for value in ({"status": "queued"}, {"id": 3, "status": "queued"}, [], None):
+        for value in ({"status": "queued"}, {"id": 3, "status": "queued"}, [], None, {**DESCRIBED, "excluded": [{"session_id": 1}]}):
             with self.subTest(value=value), self.assertRaises(InvalidResponse):
                 Batch.from_json(value)
 

@@ -34,6 +34,7 @@ export const SPEC_FLAGS: [flag: string, key: string, description: string][] = [
   ['--restart-ms <ms>', 'restartMs', 'how long the restart refuses connections'],
   ['--stall-after <n>', 'stallAfter', 'chat calls after the first N stall (headers, then nothing)'],
   ['--stall-ms <ms>', 'stallMs', 'how long a stall lasts (default: until the client leaves)'],
+  ['--fail-session <text,...>', 'failSession', 'for each text, the first conversation containing it fails for good (500s): one session of a task ends infra_error'],
   ['--answer-model <name>', 'answerModel', 'answer with this model field whatever was asked (misrouted server)'],
   ['--vllm-compat <version>', 'vllmCompat', "imitate vLLM <version>'s version-dependent behaviour (e.g. 0.10.2, 0.12.0, 0.17.0)"],
   ['--context-error <style>', 'contextError', 'context-overflow wording: legacy | v0.11 | new (default: by --vllm-compat)'],

@@ -52,7 +52,11 @@ export function applyPatchCommand(patch: string): string {
 
 function findTask(request: SimChatRequest, needles: readonly { task: OracleTask; needle: string }[]): OracleTask | undefined {
   if (needles.length === 1) return needles[0]?.task;
-  const conversation = normalize(request.messages.map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? ''))).join('\n'));
+  // Content parts (Claude Code sends the task as text blocks) are read as their text: JSON would escape the
+  // statement's newlines and quotes, and no needle would match.
+  const text = (content: SimChatRequest['messages'][number]['content']): string =>
+    typeof content === 'string' ? content : (content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  const conversation = normalize(request.messages.map((message) => text(message.content)).join('\n'));
   return needles.find(({ needle }) => conversation.includes(needle))?.task;
 }
 
