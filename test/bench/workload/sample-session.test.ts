@@ -132,5 +132,9 @@ describe('sampleSession', () => {
     const group = Array.from({ length: 8 }, () => workload.sampleSession('pi', random, task));
     expect(new Set(group.map((plan) => plan.turns[0]!.promptTokens)).size).toBe(1);
     expect(new Set(group.map((plan) => plan.repo))).toEqual(new Set([task.repo]));
+    const drawn = workload.sampleGroup('codex', 16, seededRandom(5));
+    expect(drawn).toHaveLength(16);
+    expect(new Set(drawn.map((plan) => `${plan.repo}/${plan.problemTokens}`)).size).toBe(1);
+    expect(new Set(drawn.map((plan) => plan.turns.length)).size).toBeGreaterThan(1);
   });
 });

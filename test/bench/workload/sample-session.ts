@@ -60,6 +60,8 @@ export interface Workload {
   sampleTask(random: Random): TaskDraw;
   /** One session of `harness` on `task` (a fresh task when omitted). */
   sampleSession(harness: TraceHarness, random: Random, task?: TaskDraw): SessionPlan;
+  /** A GRPO group: `size` sessions of `harness` on one fresh task. */
+  sampleGroup(harness: TraceHarness, size: number, random: Random): SessionPlan[];
 }
 
 export interface Rewrite {
@@ -198,5 +200,10 @@ export function createWorkload(data: WorkloadData, overrides: Partial<WorkloadOp
     };
   };
 
-  return { options, sampleTask, sampleSession };
+  const sampleGroup = (harness: TraceHarness, size: number, random: Random): SessionPlan[] => {
+    const task = sampleTask(random);
+    return Array.from({ length: size }, () => sampleSession(harness, random, task));
+  };
+
+  return { options, sampleTask, sampleSession, sampleGroup };
 }

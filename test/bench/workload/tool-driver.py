@@ -6,6 +6,7 @@ import ast
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -177,12 +178,15 @@ def plan(kind):
 def run(kind, command):
     started = time.perf_counter()
     timed_out = False
+    # Its own process group, so a timeout stops the test runner's children too (SymPy's bin/test runs a child python).
+    process = subprocess.Popen(["bash", "-c", command], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        done = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, timeout=CAP_S)
-        code, output = done.returncode, done.stdout + done.stderr
-    except subprocess.TimeoutExpired as error:
+        output, _ = process.communicate(timeout=CAP_S)
+        code = process.returncode
+    except subprocess.TimeoutExpired:
         timed_out, code = True, None
-        output = (error.stdout or b"") + (error.stderr or b"")
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
     ms = (time.perf_counter() - started) * 1000
     text = output.decode("utf-8", "replace")
     if kind == "edit":
