@@ -41,6 +41,15 @@ describe('harness profiles', () => {
     for (const harness of TRACE_HARNESSES.filter((h) => h !== 'claude-code')) expect(stored[harness].rewrites).toEqual([]);
   });
 
+  it('finds where task-specific text starts in the first prompt (what sessions on other tasks cannot share)', () => {
+    for (const harness of TRACE_HARNESSES) expect(stored[harness].taskStartsAt).toBeLessThanOrEqual(stored[harness].basePromptTokens);
+    // Claude Code lists the repository's recent commits in its system prompt, before the tool schemas.
+    expect(stored['claude-code'].taskStartsAt).toBeLessThan(stored['claude-code'].rewrites[0]!.at);
+    // Pi and Codex put nothing about the repository before the task text.
+    expect(stored.pi.basePromptTokens - stored.pi.taskStartsAt).toBeLessThan(8);
+    expect(stored.codex.basePromptTokens - stored.codex.taskStartsAt).toBeLessThan(8);
+  });
+
   it('reads the raw tool outputs of the six scripted commands from Pi', () => {
     const outputs = rawToolOutputs(pi);
     expect([...outputs.keys()]).toEqual(['ls', 'cat calc.py', "sed -i 's/return a - b/return a + b/' calc.py", 'grep -n "return a" calc.py', 'python3 -m unittest -v', 'echo fixed']);

@@ -34,7 +34,11 @@ export interface HarnessProfile {
   exampleTaskTokens: number;
   /** firstPromptTokens - exampleTaskTokens: what the harness adds to every session's first prompt. */
   basePromptTokens: number;
-  /** Tokens of the first prompt before the task text: the same in every session of this harness (cacheable across sessions). */
+  /**
+   * Tokens of the first prompt before anything that depends on the task: the problem statement, and what some
+   * harnesses put in their system prompt about the repository (Claude Code: recent commits; Qwen Code: the folder
+   * tree). The same in every session of this harness on any task, so cacheable across sessions.
+   */
   taskStartsAt: number;
   /** Mean template + harness tokens around one tool result (rewrites excluded). */
   wrapTokensPerToolResult: number;
@@ -146,12 +150,15 @@ const mean = (values: readonly number[]): number => (values.length === 0 ? 0 : v
 const round1 = (value: number): number => Math.round(value * 10) / 10;
 
 /** Measures a harness's profile from its recording; `pi` gives the raw tool outputs of the scripted commands. */
+/** Strings only the example task's repository produces: its file names and its base commit. */
+export const EXAMPLE_TASK_MARKERS = ['calc.py', 'test_calc', 'c41c6f9'] as const;
+
 export function measureHarnessProfile(fixture: TraceFixture, pi: TraceFixture, problemStatement: string): HarnessProfile {
   const toolOutputs = rawToolOutputs(pi);
   const first = decodePrompts(fixture.sessions[0]?.calls ?? [])[0] ?? [];
   if (!decodeTokens(first).includes(problemStatement.split('\n')[0]!)) throw new Error(`${fixture.harness}: the first prompt does not contain the task`);
   const exampleTaskTokens = encodeText(problemStatement).length;
-  const taskStartsAt = tokensBefore(first, problemStatement.slice(0, 24));
+  const taskStartsAt = Math.min(...[problemStatement.slice(0, 24), ...EXAMPLE_TASK_MARKERS].map((needle) => tokensBefore(first, needle)));
   const transitions = fixture.sessions.flatMap((session) => measureTransitions(session, session.scenario, session.scenario === 'scripted' ? toolOutputs : null));
   const scripted = transitions.filter((t) => t.session === 'scripted');
   const plain = scripted.filter((t) => t.rewrite === null);

@@ -19,7 +19,7 @@ const QUICK = process.argv.includes('--quick');
 /** Commands per kind and repository: many quick ones, fewer test runs (a module's tests take tens of seconds). */
 const COUNTS: Record<ToolKind, number> = QUICK
   ? { list: 2, read: 2, search: 2, git: 2, python: 2, edit: 2, test_one: 1, test_file: 1, test_module: 1 }
-  : { list: 25, read: 30, search: 30, git: 15, python: 15, edit: 20, test_one: 15, test_file: 15, test_module: 6 };
+  : { list: 25, read: 30, search: 30, git: 15, python: 15, edit: 20, test_one: 20, test_file: 20, test_module: 10 };
 /** A command still running after this is stopped and recorded as timed out (its time is a lower bound). */
 const CAP_SECONDS = 300;
 /** Output kept per command for counting tokens (harnesses truncate long output before the model sees it). */

@@ -74,7 +74,7 @@ describe('sampleSession', () => {
     const claude = plans('claude-code', 20, 3).flatMap((plan) => plan.turns.filter((turn) => turn.rewrite));
     expect(claude.length).toBeGreaterThan(0);
     // The prefix stops above the conversation: inside the system prompt, before the task.
-    for (const turn of claude) expect(turn.prefixTokens).toBeLessThan(data.profiles['claude-code'].taskStartsAt);
+    for (const turn of claude) expect(turn.prefixTokens).toBeLessThan(data.profiles['claude-code'].basePromptTokens);
   });
 
   it('draws turn counts from the published distribution (quantiles within sampling error)', () => {
@@ -100,6 +100,9 @@ describe('sampleSession', () => {
     for (const repo of TOOL_REPOS) {
       const only = defaultWorkload({ contextTokens: Number.POSITIVE_INFINITY, repoMix: { django: 0, sympy: 0, pylint: 0, [repo]: 1 } });
       const turns = plans('pi', 300, 13, only).flatMap((plan) => plan.turns.filter((turn) => turn.toolKind !== null));
+      // What a tool result adds to the next prompt: the harness's wrapping plus a recorded output (capped at 30,000 chars).
+      const shown = new Set(data.toolTimes.repos[repo].map((sample) => (sample.outputChars > 30_000 ? Math.round((sample.outputTokens * 30_000) / sample.outputChars) : sample.outputTokens)));
+      for (const turn of turns) expect(shown.has(turn.observationTokens - Math.round(data.profiles.pi.wrapTokensPerToolResult))).toBe(true);
       const byKind = new Map<ToolKind, number[]>();
       for (const turn of turns) byKind.set(turn.toolKind!, [...(byKind.get(turn.toolKind!) ?? []), turn.toolMs]);
       for (const kind of TOOL_KINDS) {

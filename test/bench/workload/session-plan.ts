@@ -41,7 +41,7 @@ export interface SessionPlan {
   initMs: number;
   /** Harness start-up before the first call, ms (upper bound: measured as a two-call oracle session's agent phase). */
   harnessStartMs: number;
-  /** First-prompt tokens every session of this harness shares (system prompt and tool schemas, before the task). */
+  /** First-prompt tokens every session of this harness shares on any task (before the first task- or repository-specific text). */
   harnessPrefixTokens: number;
   turns: TurnPlan[];
   sideCalls: SideCallPlan[];

@@ -6,6 +6,9 @@ import { markdownTable, type Cell } from '../markdown-table.js';
 import type { WorkloadOptions } from './sample-session.js';
 import type { SessionPlan } from './session-plan.js';
 
+/** Largest value (a loop: spreading a large array into Math.max overflows the stack). */
+const maxOf = (values: readonly number[]): number => values.reduce((max, value) => (value > max ? value : max), Number.NEGATIVE_INFINITY);
+
 const round = (value: number): number => (Number.isFinite(value) ? Math.round(value) : Number.NaN);
 const seconds = (ms: number): string => (Number.isFinite(ms) ? (ms / 1000).toFixed(ms < 10_000 ? 2 : 1) : 'n/a');
 
@@ -19,10 +22,10 @@ export function workloadStats(plans: readonly SessionPlan[]) {
   const fresh = calls.reduce((sum, turn) => sum + turn.newTokens, 0);
   return {
     sessions: plans.length,
-    turns: { p50: percentile(turns, 50), p90: percentile(turns, 90), max: Math.max(...turns) },
+    turns: { p50: percentile(turns, 50), p90: percentile(turns, 90), max: maxOf(turns) },
     output: { p50: percentile(calls.map((turn) => turn.outputTokens), 50), p90: percentile(calls.map((turn) => turn.outputTokens), 90) },
-    toolMs: { p50: percentile(tools, 50), p90: percentile(tools, 90), p99: percentile(tools, 99), max: Math.max(...tools) },
-    lastPrompt: { p50: percentile(lastPrompts, 50), p90: percentile(lastPrompts, 90), max: Math.max(...lastPrompts) },
+    toolMs: { p50: percentile(tools, 50), p90: percentile(tools, 90), p99: percentile(tools, 99), max: maxOf(tools) },
+    lastPrompt: { p50: percentile(lastPrompts, 50), p90: percentile(lastPrompts, 90), max: maxOf(lastPrompts) },
     newShare: prompt === 0 ? 0 : fresh / prompt,
     endedByContext: plans.filter((plan) => plan.endedBy === 'context').length / Math.max(1, plans.length),
     initMs: percentile(plans.map((plan) => plan.initMs), 50),

@@ -144,8 +144,12 @@ def plan(kind):
         d = rng.choice(DIRS)
         return rng.choice(["ls", "ls -la " + d, "find " + d + " -maxdepth 2 -type d", "ls -R " + d + " | head -200"])
     if kind == "read":
-        path = rng.choice(PY)
-        start = rng.randrange(1, 400)
+        # Agents read files they found, which have content: skip empty ones (Django has many empty __init__.py).
+        path, size = "", 0
+        while size == 0:
+            path = rng.choice(PY)
+            size = len(open(os.path.join(ROOT, path), encoding="utf-8", errors="replace").read().splitlines())
+        start = rng.randrange(1, max(2, size - 40))
         return rng.choice(["cat " + path, "sed -n '%d,%dp' %s" % (start, start + rng.choice([40, 80, 120]), path), "head -n 200 " + path, "cat -n " + path + " | sed -n '1,250p'"])
     if kind == "search":
         names = []

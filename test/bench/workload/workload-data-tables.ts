@@ -6,6 +6,9 @@ import { markdownTable, type Cell } from '../markdown-table.js';
 import type { WorkloadData } from './sample-session.js';
 import { TOOL_KINDS, TOOL_REPOS } from './tool-times.js';
 
+/** Largest value (a loop: spreading a large array into Math.max overflows the stack). */
+const maxOf = (values: readonly number[]): number => values.reduce((max, value) => (value > max ? value : max), Number.NEGATIVE_INFINITY);
+
 const s = (ms: number): string => (Number.isFinite(ms) ? (ms / 1000).toFixed(ms < 1000 ? 3 : ms < 10_000 ? 2 : 1) : 'n/a');
 
 export function toolTimesTable(data: WorkloadData): string {
@@ -16,7 +19,7 @@ export function toolTimesTable(data: WorkloadData): string {
       if (samples.length === 0) continue;
       const ms = samples.map((sample) => sample.ms);
       const tokens = samples.map((sample) => sample.outputTokens);
-      rows.push([repo, kind, samples.length, s(percentile(ms, 50)), s(percentile(ms, 90)), s(percentile(ms, 99)), s(Math.max(...ms)), samples.filter((sample) => sample.timedOut).length, Math.round(percentile(tokens, 50)), Math.round(percentile(tokens, 90)), Math.max(...tokens)]);
+      rows.push([repo, kind, samples.length, s(percentile(ms, 50)), s(percentile(ms, 90)), s(percentile(ms, 99)), s(maxOf(ms)), samples.filter((sample) => sample.timedOut).length, Math.round(percentile(tokens, 50)), Math.round(percentile(tokens, 90)), maxOf(tokens)]);
     }
   }
   return markdownTable(['repo', 'kind', 'n', 's p50', 'p90', 'p99', 'max', 'timed out', 'output tok p50', 'p90', 'max'], rows);
@@ -28,7 +31,7 @@ export function phaseTimesTable(data: WorkloadData): string {
     const init = sessions.map((row) => row.create + row.prepare);
     const post = sessions.map((row) => row.extract + row.evaluate + row.teardown);
     const agent = sessions.map((row) => row.agent);
-    return [harness, sessions.length, s(percentile(init, 50)), s(Math.max(...init)), s(percentile(agent, 50)), s(Math.max(...agent)), s(percentile(post, 50)), s(Math.max(...post))];
+    return [harness, sessions.length, s(percentile(init, 50)), s(maxOf(init)), s(percentile(agent, 50)), s(maxOf(agent)), s(percentile(post, 50)), s(maxOf(post))];
   });
   return markdownTable(['harness', 'sessions', 'init s p50', 'max', 'agent (2-call oracle) s p50', 'max', 'post s p50', 'max'], rows);
 }
