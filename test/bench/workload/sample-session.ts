@@ -174,12 +174,7 @@ export function createWorkload(data: WorkloadData, overrides: Partial<WorkloadOp
       if (fileNote !== null && toolKind === 'edit' && random() < options.fileNoteAfterEdit) reminders.push(fileNote);
       if (taskReminder !== null && (index + 1) % options.reminderEveryCalls === 0) reminders.push(taskReminder);
       const next = advancePrompt(profile, { prompt, output, answer, observationTokens }, reminders, rewriteAt);
-      rewrite = next.rewrite;
-      rewriteAt = next.rewriteAt;
-      const nextPrompt = next.prompt;
-      const nextPrefix = next.prefix;
-      prompt = nextPrompt;
-      prefix = nextPrefix;
+      ({ prompt, prefix, rewrite, rewriteAt } = next);
     }
     const phases = drawRecorded(random, phaseRows);
     const harnessStart = drawRecorded(random, data.phaseTimes.harnesses[harness]);
