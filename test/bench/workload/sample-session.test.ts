@@ -110,7 +110,9 @@ describe('sampleSession', () => {
         const drawn = byKind.get(kind) ?? [];
         // Every drawn time is a recorded one; the drawn median sits at the recorded median within sampling error.
         for (const ms of drawn) expect(recorded).toContain(ms);
-        if (drawn.length >= 100) expectShare(drawn, recorded[Math.floor((recorded.length - 1) / 2)]!, Math.floor((recorded.length - 1) / 2 + 1) / recorded.length);
+        // (Recorded times tie at 0.1 ms resolution, so the expected share is counted, not taken from the rank.)
+        const median = recorded[Math.floor((recorded.length - 1) / 2)]!;
+        if (drawn.length >= 100) expectShare(drawn, median, shareAtMost(recorded, median));
       }
     }
   });
