@@ -1,0 +1,78 @@
+// Token and preemption totals accumulated from counter deltas, and the deltas of one poll interval.
+import { counterDelta, counterReset } from './counter-delta.js';
+import type { EngineMetrics } from './engine-metrics.js';
+
+/**
+ * Cumulative amounts since a poller started; null while the engine never served the counters behind one.
+ * `processedTokens` = prompt tokens the engine computed (prefix-cache hits excluded) + generated tokens.
+ */
+export interface TokenTotals {
+  promptTokens: number | null;
+  computedPromptTokens: number | null;
+  cachedPromptTokens: number | null;
+  generationTokens: number | null;
+  processedTokens: number | null;
+  preemptions: number | null;
+  /** Engine restarts seen (a counter went down between two readings). */
+  resets: number;
+}
+
+export const ZERO_TOTALS: TokenTotals = { promptTokens: null, computedPromptTokens: null, cachedPromptTokens: null, generationTokens: null, processedTokens: null, preemptions: null, resets: 0 };
+
+type Counters = EngineMetrics['counters'];
+
+function values(counters: Counters): (number | null)[] {
+  return [counters.promptTokens, counters.computedPromptTokens, counters.cachedPromptTokens, counters.generationTokens, counters.preemptions];
+}
+
+/**
+ * What the engine did between two readings. After a restart every counter counts from zero, so each delta is
+ * the current value. The computed prompt share is the engine's own figure when it serves one, else the prompt
+ * tokens minus the prefix-cache hits of the interval (never below zero).
+ */
+export function intervalTotals(previous: Counters, current: Counters): TokenTotals {
+  const reset = counterReset(values(previous), values(current));
+  const delta = (before: number | null, now: number | null): number | null => (reset ? now : counterDelta(before, now));
+  const promptTokens = delta(previous.promptTokens, current.promptTokens);
+  const cachedPromptTokens = delta(previous.cachedPromptTokens, current.cachedPromptTokens);
+  const generationTokens = delta(previous.generationTokens, current.generationTokens);
+  const served = delta(previous.computedPromptTokens, current.computedPromptTokens);
+  const computedPromptTokens = served ?? (promptTokens === null ? null : Math.max(0, promptTokens - (cachedPromptTokens ?? 0)));
+  return {
+    promptTokens,
+    computedPromptTokens,
+    cachedPromptTokens,
+    generationTokens,
+    processedTokens: computedPromptTokens === null || generationTokens === null ? null : computedPromptTokens + generationTokens,
+    preemptions: delta(previous.preemptions, current.preemptions),
+    resets: reset ? 1 : 0,
+  };
+}
+
+const plus = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : a + b);
+const minus = (a: number | null, b: number | null): number | null => (a === null ? null : a - (b ?? 0));
+
+export function addTotals(a: TokenTotals, b: TokenTotals): TokenTotals {
+  return {
+    promptTokens: plus(a.promptTokens, b.promptTokens),
+    computedPromptTokens: plus(a.computedPromptTokens, b.computedPromptTokens),
+    cachedPromptTokens: plus(a.cachedPromptTokens, b.cachedPromptTokens),
+    generationTokens: plus(a.generationTokens, b.generationTokens),
+    processedTokens: plus(a.processedTokens, b.processedTokens),
+    preemptions: plus(a.preemptions, b.preemptions),
+    resets: a.resets + b.resets,
+  };
+}
+
+/** What accumulated between an earlier snapshot of the totals and a later one. */
+export function totalsBetween(earlier: TokenTotals, later: TokenTotals): TokenTotals {
+  return {
+    promptTokens: minus(later.promptTokens, earlier.promptTokens),
+    computedPromptTokens: minus(later.computedPromptTokens, earlier.computedPromptTokens),
+    cachedPromptTokens: minus(later.cachedPromptTokens, earlier.cachedPromptTokens),
+    generationTokens: minus(later.generationTokens, earlier.generationTokens),
+    processedTokens: minus(later.processedTokens, earlier.processedTokens),
+    preemptions: minus(later.preemptions, earlier.preemptions),
+    resets: later.resets - earlier.resets,
+  };
+}
