@@ -81,3 +81,14 @@ export function calibrationCeiling(entry: StoredCalibration): EngineCeiling {
     detail: `polar engine calibrate, ${entry.measuredAt} (${entry.load.concurrency} requests of ${entry.load.promptTokens}+${entry.load.maxTokens} tokens in flight, ${entry.saturatedSeconds.toFixed(0)} s saturated)`,
   };
 }
+
+/** The stored ceilings of these replicas, by URL (each looked up by its URL, served model and engine version). */
+export function calibratedCeilings(file: string, replicas: readonly CalibrationKey[]): Map<string, EngineCeiling> {
+  const stored = readCalibrations(file);
+  const found = new Map<string, EngineCeiling>();
+  for (const replica of replicas) {
+    const entry = findCalibration(stored, replica);
+    if (entry !== undefined) found.set(replica.url, calibrationCeiling(entry));
+  }
+  return found;
+}
