@@ -81,6 +81,7 @@ function parseSample(line: string): MetricSample | undefined {
   const name = NAME.exec(line)?.[0];
   if (name === undefined) return undefined;
   let i = name.length;
+  while (line[i] === ' ' || line[i] === '\t') i++;
   let labels: Record<string, string> = {};
   if (line[i] === '{') {
     const parsed = parseLabels(line, i);

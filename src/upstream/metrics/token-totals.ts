@@ -4,7 +4,10 @@ import type { EngineMetrics } from './engine-metrics.js';
 
 /**
  * Cumulative amounts since a poller started; null while the engine never served the counters behind one.
- * `processedTokens` = prompt tokens the engine computed (prefix-cache hits excluded) + generated tokens.
+ * `processedTokens` = prompt tokens the engine computed (prefix-cache hits excluded) + generated tokens. It is
+ * derived from the other two over the whole span, never summed interval by interval: vLLM counts a request's
+ * cache hits when it is scheduled and its prompt tokens when its first token comes out, so one poll interval
+ * may hold the hits and the next the prompt tokens; only their difference over a span is meaningful.
  */
 export interface TokenTotals {
   promptTokens: number | null;
@@ -25,10 +28,15 @@ function values(counters: Counters): (number | null)[] {
   return [counters.promptTokens, counters.computedPromptTokens, counters.cachedPromptTokens, counters.generationTokens, counters.preemptions];
 }
 
+/** Computed prompt tokens (never below zero over a span) + generated tokens. */
+function processed(computed: number | null, generation: number | null): number | null {
+  return computed === null || generation === null ? null : Math.max(0, computed) + generation;
+}
+
 /**
  * What the engine did between two readings. After a restart every counter counts from zero, so each delta is
  * the current value. The computed prompt share is the engine's own figure when it serves one, else the prompt
- * tokens minus the prefix-cache hits of the interval (never below zero).
+ * tokens minus the prefix-cache hits of the interval (negative when the hits came first: see TokenTotals).
  */
 export function intervalTotals(previous: Counters, current: Counters): TokenTotals {
   const reset = counterReset(values(previous), values(current));
@@ -37,13 +45,13 @@ export function intervalTotals(previous: Counters, current: Counters): TokenTota
   const cachedPromptTokens = delta(previous.cachedPromptTokens, current.cachedPromptTokens);
   const generationTokens = delta(previous.generationTokens, current.generationTokens);
   const served = delta(previous.computedPromptTokens, current.computedPromptTokens);
-  const computedPromptTokens = served ?? (promptTokens === null ? null : Math.max(0, promptTokens - (cachedPromptTokens ?? 0)));
+  const computedPromptTokens = served ?? (promptTokens === null ? null : promptTokens - (cachedPromptTokens ?? 0));
   return {
     promptTokens,
     computedPromptTokens,
     cachedPromptTokens,
     generationTokens,
-    processedTokens: computedPromptTokens === null || generationTokens === null ? null : computedPromptTokens + generationTokens,
+    processedTokens: processed(computedPromptTokens, generationTokens),
     preemptions: delta(previous.preemptions, current.preemptions),
     resets: reset ? 1 : 0,
   };
@@ -53,12 +61,14 @@ const plus = (a: number | null, b: number | null): number | null => (a === null 
 const minus = (a: number | null, b: number | null): number | null => (a === null ? null : a - (b ?? 0));
 
 export function addTotals(a: TokenTotals, b: TokenTotals): TokenTotals {
+  const computedPromptTokens = plus(a.computedPromptTokens, b.computedPromptTokens);
+  const generationTokens = plus(a.generationTokens, b.generationTokens);
   return {
     promptTokens: plus(a.promptTokens, b.promptTokens),
-    computedPromptTokens: plus(a.computedPromptTokens, b.computedPromptTokens),
+    computedPromptTokens,
     cachedPromptTokens: plus(a.cachedPromptTokens, b.cachedPromptTokens),
-    generationTokens: plus(a.generationTokens, b.generationTokens),
-    processedTokens: plus(a.processedTokens, b.processedTokens),
+    generationTokens,
+    processedTokens: processed(computedPromptTokens, generationTokens),
     preemptions: plus(a.preemptions, b.preemptions),
     resets: a.resets + b.resets,
   };
@@ -66,12 +76,14 @@ export function addTotals(a: TokenTotals, b: TokenTotals): TokenTotals {
 
 /** What accumulated between an earlier snapshot of the totals and a later one. */
 export function totalsBetween(earlier: TokenTotals, later: TokenTotals): TokenTotals {
+  const computedPromptTokens = minus(later.computedPromptTokens, earlier.computedPromptTokens);
+  const generationTokens = minus(later.generationTokens, earlier.generationTokens);
   return {
     promptTokens: minus(later.promptTokens, earlier.promptTokens),
-    computedPromptTokens: minus(later.computedPromptTokens, earlier.computedPromptTokens),
+    computedPromptTokens,
     cachedPromptTokens: minus(later.cachedPromptTokens, earlier.cachedPromptTokens),
-    generationTokens: minus(later.generationTokens, earlier.generationTokens),
-    processedTokens: minus(later.processedTokens, earlier.processedTokens),
+    generationTokens,
+    processedTokens: processed(computedPromptTokens, generationTokens),
     preemptions: minus(later.preemptions, earlier.preemptions),
     resets: later.resets - earlier.resets,
   };
