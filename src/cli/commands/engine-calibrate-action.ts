@@ -37,7 +37,8 @@ export async function engineCalibrateAction(flags: EngineCalibrateFlags): Promis
       }),
     );
     const file = resolveCalibrationsPath();
-    const stored = flags.save && !upstream.simulated && !profile.simulated;
+    // A sim: spec lives on a random port for this command only: nothing later could find it.
+    const stored = flags.save && !upstream.simulated;
     if (stored) {
       saveCalibration(file, {
         url: profile.url,
@@ -50,7 +51,7 @@ export async function engineCalibrateAction(flags: EngineCalibrateFlags): Promis
         saturatedSeconds: result.seconds,
       });
     }
-    const where = stored ? file : upstream.simulated || profile.simulated ? null : undefined;
+    const where = stored ? file : upstream.simulated ? null : undefined;
     if (flags.json) printJson({ url: profile.url, engine: profile.engine, engineVersion: profile.engineVersion, model: profile.model, ...result, storedIn: where ?? null });
     else printResult(result, where);
   } finally {
@@ -58,7 +59,7 @@ export async function engineCalibrateAction(flags: EngineCalibrateFlags): Promis
   }
 }
 
-/** `where`: the file it was stored in, null for the simulator (its profile is its ceiling), undefined with --no-save. */
+/** `where`: the file it was stored in, null for a `sim:` spec (gone after this command), undefined with --no-save. */
 function printResult(result: CalibrationResult, where: string | null | undefined): void {
   const rows: (string | number)[][] = [
     ['peak (sustained)', `${formatNumber(result.tokensPerSecond, 0)} tokens/s over ${result.seconds.toFixed(1)} s with requests waiting`],
@@ -69,7 +70,7 @@ function printResult(result: CalibrationResult, where: string | null | undefined
     rows.push(['profile ceiling', `${formatNumber(result.profileCeilingTokensPerSecond, 0)} tokens/s (measured ${((result.tokensPerSecond / result.profileCeilingTokensPerSecond) * 100).toFixed(1)}% of it)`]);
   }
   printTable(['measure', 'value'], rows);
-  if (where === null) printLine('not stored: the simulator reports its GPU profile\'s ceiling itself');
+  if (where === null) printLine('not stored: a sim: upstream lives only for this command (runs against the simulator use its GPU profile\'s ceiling)');
   else if (where === undefined) printLine('not stored (--no-save)');
   else printLine(`stored in ${where}: later runs against this upstream, model and engine version measure their utilisation against it`);
 }
