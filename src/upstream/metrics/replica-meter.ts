@@ -71,7 +71,7 @@ export class ReplicaMeter {
     if (this.state === 'pending') return `${this.identity.url}: no /metrics reading yet`;
     if (this.state === 'unavailable' && this.last === null) return `${this.identity.url}: ${this.reason ?? 'no /metrics'}`;
     if (this.totals.processedTokens === null) return `${this.identity.url}: its /metrics has no prompt and generation token counters. ${this.adapter.metricsAdvice}`;
-    if (this.ceiling() === null) return noCeilingHint(this.identity.url);
+    if (this.ceiling() === null) return noCeilingHint(this.identity.url, this.identity.engineVersion?.endsWith('-polar-sim') ?? false);
     return null;
   }
 

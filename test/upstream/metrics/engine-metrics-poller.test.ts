@@ -183,6 +183,10 @@ describe('the ceiling', () => {
   it('is unknown without a profile, flag or calibration (with the fix), and never the run\'s own peak', async () => {
     const server = await sim(); // no GPU profile: no polar_sim ceiling gauge
     const meter = poller([{ url: server.url }]);
+    const simulated = new EngineMetricsPoller({ replicas: [{ url: server.url, engine: 'vllm', model: 'polar-sim-qwen3', engineVersion: '0.11.0-polar-sim' }] });
+    cleanups.push(() => simulated.close());
+    await simulated.pollNow();
+    expect(simulated.snapshot().replicas[0]?.utilisationUnknown).toContain('the simulator has one only with a GPU profile (sim:<policy>?gpu=qwen3-8b-h100');
     await meter.pollNow();
     await meter.pollNow();
     const replica = meter.snapshot().replicas[0];
