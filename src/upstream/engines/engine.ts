@@ -10,6 +10,7 @@ import type { PromptIdsPlace } from '../split-prompt-ids.js';
 import type { UpstreamClient, UpstreamResponse } from '../upstream-client.js';
 import type { ChatCompletionRequestWire, ChatCompletionWire } from '../vllm-api-types.js';
 import type { EngineName } from './engine-name.js';
+import type { EngineControl } from './engine-control.js';
 
 export type { EngineName } from './engine-name.js';
 
@@ -54,4 +55,6 @@ export interface EngineAdapter {
   sendTokenIn(client: UpstreamClient, call: TokenInCall, body: Buffer, signal: AbortSignal, accept: string): Promise<UpstreamResponse>;
   /** Every preflight check for this family, without throwing (`polar doctor` prints them). */
   inspect(options: PreflightOptions): Promise<UpstreamProfile>;
+  /** Engine control: pause keep/abort, resume, sleep/wake, weight updates with a version, and their probe. */
+  readonly control: EngineControl;
 }

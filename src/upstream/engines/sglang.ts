@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import { readBody } from '../upstream-client.js';
 import type { EngineAdapter } from './engine.js';
+import { SGLANG_CONTROL } from './sglang-control.js';
 import { generateRequest, generateToChat } from './generate-to-chat.js';
 import { inspectSglang } from './inspect-sglang.js';
 import { readSglangChat } from './read-sglang-chat.js';
@@ -33,4 +34,5 @@ export const SGLANG_ENGINE: EngineAdapter = {
     return { ...response, body: Readable.from([Buffer.from(text)]) as unknown as IncomingMessage };
   },
   inspect: inspectSglang,
+  control: SGLANG_CONTROL,
 };

@@ -2,6 +2,7 @@
 import { NO_TOKEN_IDS_MESSAGE } from '../../capture/check-token-capture.js';
 import type { ChatCompletionWire } from '../vllm-api-types.js';
 import type { EngineAdapter } from './engine.js';
+import { VLLM_CONTROL } from './vllm-control.js';
 import { inspectVllm } from './inspect-vllm.js';
 import { completionAsChat, completionsBody } from './vllm-token-in.js';
 
@@ -16,4 +17,5 @@ export const VLLM_ENGINE: EngineAdapter = {
   tokenInBody: (call) => Buffer.from(JSON.stringify(completionsBody(call.chat, call.promptIds, call.maxModelLen))),
   sendTokenIn: async (client, call, body, signal, accept) => completionAsChat(await client.completions(body, signal, accept), call.chat.stream, call.parse),
   inspect: inspectVllm,
+  control: VLLM_CONTROL,
 };
