@@ -7,6 +7,7 @@ import {
   type ControlCapabilities,
   type ControlFeature,
   ControlUnsupportedError,
+  EngineControlError,
   type EngineLiveState,
   type EnginePauseMode,
   type WeightsKind,
@@ -78,15 +79,20 @@ export class EngineFleet {
     return this.states;
   }
 
-  /** Learns every replica's control features (no side effects); kept for `require`. */
+  /** Learns every replica's control features (no side effects); kept for `require`. Throws EngineControlError (exit 5) for a replica that does not answer. */
   async probe(signal?: AbortSignal): Promise<ControlCapabilities[]> {
-    return Promise.all(
+    const found = await Promise.all(
       this.states.map(async (state) => {
         const bound = signal ? AbortSignal.any([signal, AbortSignal.timeout(15_000)]) : AbortSignal.timeout(15_000);
         state.capabilities = await engineFor(state.engine).control.probe(serverRoot(state.url), bound);
         return state.capabilities;
       }),
     );
+    const down = this.states.find((state) => state.capabilities?.reachable === false);
+    if (down !== undefined) {
+      throw new EngineControlError(`the ${ENGINE_LABELS[down.engine]} replica ${down.url} does not answer`, 'Start the server (or fix --upstream) and try again.', down.url);
+    }
+    return found;
   }
 
   /**

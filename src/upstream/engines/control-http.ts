@@ -55,3 +55,13 @@ export function replyMessage(reply: ControlReply): string {
   const found = candidates.find((value) => typeof value === 'string' && value !== '');
   return ((found as string | undefined) ?? reply.text).split('\n')[0]?.slice(0, 300) || `HTTP ${reply.status}`;
 }
+
+/** True when the server answers HTTP at all (any status) at `path`. */
+export async function answers(root: URL, path: string, signal: AbortSignal): Promise<boolean> {
+  try {
+    await controlRequest(new URL(path, root), 'GET', signal);
+    return true;
+  } catch {
+    return false;
+  }
+}

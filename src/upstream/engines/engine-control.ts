@@ -42,6 +42,8 @@ export interface FeatureSupport {
 /** Which control features one server offers, learnt without side effects. */
 export interface ControlCapabilities {
   engine: EngineName;
+  /** False when the server did not answer at all (every feature is then unknown to the probe). */
+  reachable: boolean;
   features: Record<ControlFeature, FeatureSupport>;
 }
 

@@ -5,7 +5,7 @@
 // and /resume_memory_occupation (a silent no-op without --enable-memory-saver: _TorchMemorySaverAdapterNoop),
 // GET /get_weight_version, GET /get_server_info (ServerArgs: enable_memory_saver, enable_lora, model_path).
 // No dev flag: the routes always exist.
-import { controlRequest, ControlUnreachableError, type ControlReply, replyMessage } from './control-http.js';
+import { answers, controlRequest, ControlUnreachableError, type ControlReply, replyMessage } from './control-http.js';
 import { type ControlCapabilities, ControlUnsupportedError, EngineControlError, type EngineControl, type FeatureSupport } from './engine-control.js';
 import { readOpenapiRoutes } from './openapi-routes.js';
 
@@ -52,7 +52,7 @@ async function post(root: URL, path: string, signal: AbortSignal, body: unknown,
 const MEMORY_SAVER_FIX = 'restart SGLang with --enable-memory-saver (without it /release_memory_occupation silently does nothing)';
 
 export async function probeSglangControl(root: URL, signal: AbortSignal): Promise<ControlCapabilities> {
-  const [info, openapi] = await Promise.all([getJson(root, 'get_server_info', signal), readOpenapiRoutes(root, signal)]);
+  const [reachable, info, openapi] = await Promise.all([answers(root, 'health', signal), getJson(root, 'get_server_info', signal), readOpenapiRoutes(root, signal)]);
   const hasPause = openapi?.paths.has('/pause_generation');
   const modes = openapi?.bodyEnum('/pause_generation', 'mode');
   const pauseAbort: FeatureSupport =
@@ -77,6 +77,7 @@ export async function probeSglangControl(root: URL, signal: AbortSignal): Promis
   const modelPath = typeof info?.['model_path'] === 'string' ? (info['model_path'] as string) : null;
   return {
     engine: 'sglang',
+    reachable,
     features: {
       'pause-keep': pauseKeep,
       'pause-abort': pauseAbort,

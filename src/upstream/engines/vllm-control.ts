@@ -4,7 +4,7 @@
 // /collective_rpc {method}, /reset_prefix_cache → {"success"}; serve/lora/api_router.py: /v1/load_lora_adapter,
 // registered only with VLLM_ALLOW_RUNTIME_LORA_UPDATING; 09cb327f instrumentator/server_info.py: /server_info
 // ?config_format=json → vllm_config + vllm_env). Every dev route exists only with VLLM_SERVER_DEV_MODE=1.
-import { controlRequest, ControlUnreachableError, type ControlReply, replyMessage } from './control-http.js';
+import { answers, controlRequest, ControlUnreachableError, type ControlReply, replyMessage } from './control-http.js';
 import {
   type ControlCapabilities,
   ControlUnsupportedError,
@@ -47,7 +47,8 @@ async function post(root: URL, path: string, signal: AbortSignal, body?: unknown
 }
 
 export async function probeVllmControl(root: URL, signal: AbortSignal): Promise<ControlCapabilities> {
-  const [paused, sleeping, info, openapi] = await Promise.all([
+  const [reachable, paused, sleeping, info, openapi] = await Promise.all([
+    answers(root, 'health', signal),
     get(root, 'is_paused', signal),
     get(root, 'is_sleeping', signal),
     get(root, 'server_info?config_format=json', signal),
@@ -96,6 +97,7 @@ export async function probeVllmControl(root: URL, signal: AbortSignal): Promise<
           : { available: 'unknown', detail: '/v1/load_lora_adapter exists; whether --enable-lora was given is not known without dev mode' };
   return {
     engine: 'vllm',
+    reachable,
     features: {
       'pause-keep': pauseKeep,
       'pause-abort': pauseAbort,
