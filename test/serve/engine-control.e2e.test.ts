@@ -215,4 +215,40 @@ describe.skipIf(skip !== undefined)('engine control from polar serve (Docker, re
     expect(outcome.runs).toBeGreaterThan(4);
     expect(outcome.slime_versions).toEqual(['0', '1']);
   }, 900_000);
+
+  it('pause abort mid-generation: the aborted call is engine_aborted, its session an infra_error left out of its group, never trained', async () => {
+    const task = JSON.parse(readFileSync(path.join(dir, 'task.json'), 'utf8')) as SwebenchRecord;
+    const submitted = await api('POST', '/v1/rollouts', { harness: 'pi', tasks: [{ ...task, instance_id: 'polar-example__abort' }], samples: 2, policy_version: 1 });
+    expect(submitted.status, submitted.text).toBe(202);
+    const batchId = submitted.json.id as string;
+    const abortsBefore = sim.engine.metrics().finished.abort;
+    await until('a call mid-generation', midGeneration);
+    const paused = await api('POST', '/v1/generation/pause', { mode: 'abort', drain_timeout_ms: 30_000 });
+    expect(paused.json).toMatchObject({ paused: true, mode: 'abort', drained: true, in_flight: 0 });
+    expect(sim.engine.metrics().finished.abort).toBeGreaterThan(abortsBefore);
+    expect((await api('POST', '/v1/generation/resume', {})).status).toBe(200);
+    expect(sim.control.log.filter((entry) => entry.method === 'POST').slice(-2).map((entry) => [entry.path, entry.query])).toEqual([
+      ['/pause', { mode: 'abort' }],
+      ['/resume', {}],
+    ]);
+    await until('the batch to finish', async () => ((await api('GET', `/v1/rollouts/${batchId}`)).json.status === 'finished' ? true : undefined));
+
+    const batch = (await api('GET', `/v1/rollouts/${batchId}`)).json;
+    const store = openStore(path.join(dir, 'polar.db'), { readonly: true });
+    let aborted: number[];
+    try {
+      const run = store.runs.get(`serve-${batchId}`)!;
+      const sessions = store.runs.sessions(run.id);
+      aborted = sessions.filter((session) => store.calls.listBySession(session.id).some((call) => call.status === 'engine_aborted')).map((session) => session.id);
+      expect(aborted.length).toBeGreaterThan(0);
+      for (const session of sessions.filter((candidate) => aborted.includes(candidate.id))) expect(session).toMatchObject({ status: 'infra_error', statusReason: 'engine_aborted' });
+    } finally {
+      store.close();
+    }
+    expect(batch.excluded.filter((item: { reason: string }) => item.reason === 'infra-error').map((item: { session_id: number }) => item.session_id).sort()).toEqual([...aborted].sort());
+    for (const builder of ['per_request', 'prefix_merging']) {
+      const rows = (await api('GET', `/v1/rollouts/${batchId}/results?builder=${builder}&format=polar`)).text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as PolarRow);
+      expect(rows.filter((row) => aborted.includes(row.session_id))).toEqual([]);
+    }
+  }, 900_000);
 });
