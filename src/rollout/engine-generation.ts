@@ -35,7 +35,11 @@ export class EngineGeneration {
   constructor(
     private version: number,
     private readonly maxStaleness: number | undefined,
-  ) {}
+    /** A model name a resume set before a restart (a LoRA adapter loaded in place). */
+    upstreamModel?: string,
+  ) {
+    this.model = upstreamModel;
+  }
 
   get policyVersion(): number {
     return this.version;

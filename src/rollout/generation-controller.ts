@@ -138,8 +138,9 @@ export class GenerationController {
     let frozen = 0;
     // 2. Every replica pauses: keep freezes the calls in flight, abort ends them.
     if (engineMode !== null && fleet !== undefined) {
-      await fleet.pause(engineMode);
+      // Saved first: if a replica fails to pause, the others are paused, and the resume must resume them all.
       this.save({ mode: engineMode });
+      await fleet.pause(engineMode);
       if (engineMode === 'keep') {
         frozen = gate.freeze();
         // Tokens sampled before the pause may still be in transit: the boundary is taken once the streams are quiet.

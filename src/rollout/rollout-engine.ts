@@ -111,7 +111,9 @@ export class RolloutEngine {
   constructor(private readonly options: RolloutEngineOptions) {
     if (options.upstreams.length === 0) throw new UsageError('polar serve needs an upstream', 'e.g. --upstream http://127.0.0.1:8000/v1 or --upstream sim:oracle');
     const stored = options.store.batches.policyVersion() ?? options.store.batches.list().reduce((max, batch) => Math.max(max, batch.policyVersion), 0);
-    this.gate = new EngineGeneration(options.policyVersion ?? stored, options.maxStaleness);
+    // After a restart, calls keep naming a LoRA adapter a resume loaded in place.
+    const lora = options.store.engineControl.state()?.['upstreamModel'];
+    this.gate = new EngineGeneration(options.policyVersion ?? stored, options.maxStaleness, typeof lora === 'string' ? lora : undefined);
     options.store.batches.setPolicyVersion(this.gate.policyVersion);
     this.controller = new GenerationController({
       gate: this.gate,
