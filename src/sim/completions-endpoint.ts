@@ -3,12 +3,11 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { ToolFormat } from '../model-format/format-types.js';
-import { chatRequestFromPrompt } from './chatml-request.js';
-import { isErrorTurn, type Policy, type PolicyContext } from './policy.js';
+import type { Policy, PolicyContext } from './policy.js';
 import { createIncrementalDecoder, decodeTokens, QWEN_TOKEN_IDS, encodeText } from './qwen-tokenizer.js';
-import { renderSampledText } from './render-sampled-text.js';
+import { sampleFromPrompt } from './sample-from-prompt.js';
 import type { DriftKnobs } from './sim-drift.js';
-import { badRequest, SimHttpError } from './sim-errors.js';
+import { badRequest } from './sim-errors.js';
 import { checkContextWindow, checkModel, logprobEntries, type ContextErrorStyle } from './simulate-completion.js';
 import type { GenerationService } from './engine/engine-driver.js';
 import type { EmittedToken, GenerationFinish } from './engine/generation-types.js';
@@ -67,17 +66,7 @@ export async function handleCompletions(body: unknown, headers: PolicyContext['h
     throw badRequest(error instanceof Error ? error.message : String(error), 'prompt');
   }
   checkContextWindow(promptIds.length, request.max_tokens, o.maxModelLen, o.contextErrorStyle);
-  const chat = chatRequestFromPrompt(promptText, o.toolFormat);
-  let turn;
-  try {
-    turn = await o.policy(chat, { headers, modelName: o.modelName });
-  } catch (error) {
-    throw new SimHttpError(500, `The simulator policy failed: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (isErrorTurn(turn)) throw new SimHttpError(turn.error.status, turn.error.message);
-  const thinking = chat.chat_template_kwargs?.['enable_thinking'] !== false;
-  const toolMode = chat.tools ? ({ kind: 'auto' } as const) : ({ kind: 'none' } as const);
-  const sampled = renderSampledText(turn, { thinking, toolMode, toolFormat: o.toolFormat, drift: o.drift, driftKey: promptText });
+  const sampled = await sampleFromPrompt(promptText, headers, o);
   const budget = Math.min(request.max_tokens ?? Number.POSITIVE_INFINITY, o.maxModelLen - promptIds.length);
   const truncated = sampled.tokenIds.length > budget;
   const ids = truncated ? sampled.tokenIds.slice(0, budget) : sampled.tokenIds;

@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ToolFormat } from '../model-format/format-types.js';
 import type { ModelListWire } from '../upstream/vllm-api-types.js';
 import { buildChatCompletion, type ResponseIdentity } from './build-chat-completion.js';
@@ -21,7 +20,7 @@ import { badRequest, SimHttpError } from './sim-errors.js';
 import { parseSimRequest, parseTokenizeRequest } from './sim-request.js';
 import { checkModel, simulateCompletion, type ContextErrorStyle } from './simulate-completion.js';
 import { adjustLogprobs, applyStopStrings, reasoningInputFor } from './apply-sim-behaviour.js';
-import { defaultBehaviour, PREFLIGHT_HEADER, type SimBehaviour } from './sim-behaviour.js';
+import { defaultBehaviour, type SimBehaviour } from './sim-behaviour.js';
 import { failOneSession } from './fail-one-session.js';
 import { toolModeOf } from './sim-request.js';
 import { streamChatCompletion } from './stream-chat-completion.js';
@@ -32,6 +31,7 @@ import { SGLANG_ROUTES } from './sglang/sglang-routes.js';
 import { SimControl, type SimControlOptions } from './sim-control.js';
 import { VLLM_CONTROL_ROUTES } from './vllm-control-routes.js';
 import { clientGone, sendJson } from './write-response.js';
+import { countRequest, failOrStall, VLLM_ENGINE_DEAD } from './sim-faults.js';
 
 /** What `/version` reports without --vllm-compat. */
 export const SIM_VERSION = DEFAULT_COMPAT.version;
@@ -162,39 +162,13 @@ export function headersOf(req: IncomingMessage): Record<string, string | undefin
   return out;
 }
 
-/** Resolves on time, or early (returning false) when the client has gone. */
-export async function wait(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return false;
-  if (ms <= 0) return true;
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function handleChat(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats): Promise<void> {
-  stats.requests++;
+  const count = countRequest(req, o, stats);
+  if (count.restarted) return;
   const b = o.behaviour;
-  const counted = req.headers[PREFLIGHT_HEADER] === undefined;
-  const n = counted ? ++stats.counted : 0;
-  if (counted && b.restartAfter > 0 && n === b.restartAfter + 1) {
-    req.socket.destroy();
-    o.restart(b.restartMs);
-    return;
-  }
   const parsed = parseSimRequest(await readJson(req));
   const signal = clientGone(res);
-  if (counted && b.failAfter > 0 && n > b.failAfter) {
-    throw new SimHttpError(500, 'EngineCore encountered an issue. See stack trace (above) for the root cause.', 'EngineDeadError');
-  }
-  if (counted && b.stallAfter > 0 && n > b.stallAfter) {
-    if (parsed.stream) res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' }).flushHeaders();
-    await wait(b.stallMs > 0 ? b.stallMs : 2 ** 31 - 1, signal);
-    res.destroy();
-    return;
-  }
+  if (await failOrStall(res, o, count, parsed.stream === true, signal, VLLM_ENGINE_DEAD)) return;
   if (!b.toolCalling && toolModeOf(parsed).kind === 'auto') {
     throw badRequest('"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set');
   }

@@ -33,7 +33,8 @@ describe.skipIf(skip !== undefined)('Python client against a real polar serve (D
   }, 600_000);
 
   afterAll(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    if (dir && process.env.POLAR_TEST_KEEP === undefined) rmSync(dir, { recursive: true, force: true });
+    else if (dir) console.log(`kept ${dir}`);
   });
 
   it('submit, pause/resume, groups across kill -9 + restart, results, cancel, events, errors, the example', async () => {

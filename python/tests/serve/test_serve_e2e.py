@@ -30,7 +30,10 @@ import polar_rollout
 from polar_rollout import Batch, Event, Group, InvalidRequest, NotFound, PolarClient, Unauthorized
 
 TOKEN = "python-client-e2e-token"
-UPSTREAM = "sim:oracle?first-token-ms=300&per-token-ms=2"
+# drift=none: these tests are about delivery across a kill, so each session must be exactly one row. With the
+# default realistic drift an empty think block (dropped by the template when the history is re-rendered) splits
+# a session into two rows on some days: the draws are keyed by the prompt, which carries the harness's date.
+UPSTREAM = "sim:oracle?first-token-ms=300&per-token-ms=2&drift=none"
 COMMAND = os.environ.get("POLAR_TEST_SERVE_COMMAND")
 
 

@@ -7,19 +7,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { SglangFinishReasonWire, SglangGenerateWire, SglangTokenLogprobWire } from '../../upstream/engines/sglang-api-types.js';
 import { adjustLogprobs } from '../apply-sim-behaviour.js';
-import { chatRequestFromPrompt } from '../chatml-request.js';
-import { isErrorTurn } from '../policy.js';
 import { createIncrementalDecoder, decodeTokens, encodeText, QWEN_TOKEN_IDS } from '../qwen-tokenizer.js';
-import { renderSampledText } from '../render-sampled-text.js';
-import { badRequest, SimHttpError } from '../sim-errors.js';
+import { sampleFromPrompt } from '../sample-from-prompt.js';
+import { badRequest } from '../sim-errors.js';
 import type { SimChatRequest } from '../sim-request.js';
 import { headersOf, readJson, type ResolvedOptions, type SimServerStats } from '../sim-server.js';
-import { sendJson, writeOrStop } from '../write-response.js';
+import { clientGone, sendJson, writeOrStop } from '../write-response.js';
 import { logprobEntries } from '../simulate-completion.js';
 import { alternativeLogprobs } from '../synthetic-logprobs.js';
 import { checkSglangContextWindow } from './sglang-context-window.js';
 import { withSglangErrors } from './sglang-errors.js';
-import { clientGone, countRequest, failOrStall } from './sglang-faults.js';
+import { countRequest, failOrStall, SGLANG_SCHEDULER_DEAD } from '../sim-faults.js';
 import { startGeneration } from './sglang-pace.js';
 import type { EmittedToken, GenerationFinish } from '../engine/generation-types.js';
 
@@ -63,17 +61,7 @@ async function generate(body: z.infer<typeof generateSchema>, headers: Record<st
   } catch (error) {
     throw badRequest(error instanceof Error ? error.message : String(error));
   }
-  const chat = chatRequestFromPrompt(promptText, o.toolFormat);
-  let turn;
-  try {
-    turn = await o.policy(chat, { headers, modelName: o.modelName });
-  } catch (error) {
-    throw new SimHttpError(500, `The simulator policy failed: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (isErrorTurn(turn)) throw new SimHttpError(turn.error.status, turn.error.message);
-  const thinking = chat.chat_template_kwargs?.['enable_thinking'] !== false;
-  const toolMode = chat.tools ? ({ kind: 'auto' } as const) : ({ kind: 'none' } as const);
-  const sampled = renderSampledText(turn, { thinking, toolMode, toolFormat: o.toolFormat, drift: o.drift, driftKey: promptText });
+  const sampled = await sampleFromPrompt(promptText, headers, o);
   const truncated = sampled.tokenIds.length > maxNew;
   const ids = truncated ? sampled.tokenIds.slice(0, maxNew) : sampled.tokenIds;
   const stopped = !truncated && sampled.finish === 'stop';
@@ -146,7 +134,7 @@ export function handleSglangGenerate(req: IncomingMessage, res: ServerResponse, 
     const parsed = generateSchema.safeParse(await readJson(req));
     if (!parsed.success) throw badRequest(`1 validation error for GenerateReqInput\n${parsed.error.issues[0]?.path.join('.') ?? 'body'}\n  ${parsed.error.issues[0]?.message ?? ''}`);
     const signal = clientGone(res);
-    if (await failOrStall(res, o, count, parsed.data.stream === true, signal)) return;
+    if (await failOrStall(res, o, count, parsed.data.stream === true, signal, SGLANG_SCHEDULER_DEAD)) return;
     stats.inFlight++;
     try {
       const g = await generate(parsed.data, headersOf(req), o);
