@@ -24,6 +24,7 @@ import { sampledLogprob } from '../../src/sim/synthetic-logprobs.js';
 import { openStore } from '../../src/store/open-store.js';
 import { DEBIAN_PYTHON, PYTHON_DIR, pythonSkipReason } from '../python/debian-python.js';
 import { dockerForTests, TEST_IMAGE } from '../runtime/docker-test-support.js';
+import { readResponse } from '../helpers/read-response.js';
 
 const POLAR = path.resolve(import.meta.dirname, '../../bin/polar.js');
 const TOKEN = 'engine-control-e2e-token';
@@ -48,14 +49,7 @@ describe.skipIf(skip !== undefined)('engine control from polar serve (Docker, re
 
   async function api(method: string, route: string, body?: unknown): Promise<{ status: number; json: any; text: string }> {
     const response = await fetch(`${url}${route}`, { method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, json, text };
+    return readResponse(response);
   }
 
   async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 300_000): Promise<T> {

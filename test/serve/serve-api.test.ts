@@ -15,6 +15,7 @@ import { noopPolicy } from '../../src/sim/policies/noop.js';
 import { startSimServer } from '../../src/sim/sim-server.js';
 import { EngineMetricsPoller } from '../../src/upstream/metrics/engine-metrics-poller.js';
 import type { EngineSnapshot } from '../../src/upstream/metrics/engine-snapshot.js';
+import { readResponse } from '../helpers/read-response.js';
 
 const TOKEN = 'test-token-0123456789';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -70,14 +71,7 @@ async function start(options: { dir?: string; maxStaleness?: number; maxBodyByte
         headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
         ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
       });
-      const text = await response.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: response.status, json, text, headers: response.headers };
+      return readResponse(response);
     },
   };
 }

@@ -10,6 +10,7 @@ import { sampledLogprob } from '../../src/sim/synthetic-logprobs.js';
 import type { SglangGenerateWire } from '../../src/upstream/engines/sglang-api-types.js';
 import type { ChatCompletionChunkWire } from '../../src/upstream/vllm-api-types.js';
 import { postJson } from './sim-test-client.js';
+import { readResponse } from '../helpers/read-response.js';
 
 const LONG = 'The quick brown fox jumps over the lazy dog while the sun sets slowly behind the distant hills, and the river keeps running toward the sea.';
 const servers: SimServer[] = [];
@@ -26,14 +27,7 @@ const CHAT = { model: 'polar-sim-qwen3', messages: [{ role: 'user', content: 'Te
 
 async function post(url: string, body?: unknown): Promise<{ status: number; json: unknown; text: string }> {
   const response = await fetch(url, { method: 'POST', ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, json, text };
+  return readResponse(response);
 }
 
 /** A streamed chat call read chunk by chunk: its sampled ids, logprobs and finish so far. */

@@ -1,16 +1,10 @@
 // Small HTTP helpers for the simulator tests: JSON posts and SSE collection over a real socket.
 import type { ChatCompletionChunkWire } from '../../src/upstream/vllm-api-types.js';
+import { readResponse } from '../helpers/read-response.js';
 
 export async function postJson(url: string, body: unknown): Promise<{ status: number; json: unknown; text: string }> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, json, text };
+  return readResponse(response);
 }
 
 /** Posts a streaming request and returns every `data:` payload (parsed) and whether `[DONE]` came last. */
