@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCacheDir } from '../../src/config/paths.js';
 import { goldPatch } from '../../src/eval/swebench/families/gold-patch.js';
@@ -31,8 +31,8 @@ import { openStore } from '../../src/store/open-store.js';
 import { dockerForTests, TEST_IMAGE } from '../runtime/docker-test-support.js';
 import { DEBIAN_PYTHON, PYTHON_DIR, pythonSkipReason, REPO, runUnittest } from './debian-python.js';
 import { liveAdapterPolicy } from './live-adapter-policy.js';
+import { spawnServe } from '../helpers/spawn-serve.js';
 
-const POLAR = path.join(REPO, 'bin', 'polar.js');
 const TOKEN = 'adapters-e2e-token';
 const HARNESSES = ['pi', 'claude-code'];
 /** Set to record the live rows as the unit tier's test data (python/tests/data/recorded/). */
@@ -67,21 +67,7 @@ describe.skipIf(skip !== undefined)('trainer adapters on a real polar serve (Doc
       drift: { ...NO_DRIFT, compactJson: 1 },
       latency: { firstTokenMs: 20, perTokenMs: 1 },
     });
-    child = execa(POLAR, ['serve', '--port', '0', '--upstream', sim.url, '--db', path.join(dir, 'polar.db'), '--token', TOKEN, '--timeout', '120', '--concurrency', '2', '--max-attempts', '1', '--max-batches', '2'], {
-      reject: false,
-      env: { POLAR_HOME: resolveCacheDir() },
-      buffer: false,
-      stderr: { file: path.join(dir, 'serve.log') },
-    });
-    url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child!.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /listening at (http:\/\/[\d.]+:\d+)/.exec(out);
-        if (match) resolve(match[1] as string);
-      });
-      void child!.then(() => reject(new Error(`polar serve ended: ${readFileSync(path.join(dir, 'serve.log'), 'utf8').slice(-3000)} ${out}`)));
-    });
+    ({ child, url } = await spawnServe(['--upstream', sim.url, '--db', path.join(dir, 'polar.db'), '--token', TOKEN, '--timeout', '120', '--concurrency', '2', '--max-attempts', '1', '--max-batches', '2'], path.join(dir, 'serve.log')));
   }, 600_000);
 
   afterAll(async () => {

@@ -25,8 +25,8 @@ import { openStore } from '../../src/store/open-store.js';
 import { DEBIAN_PYTHON, PYTHON_DIR, pythonSkipReason } from '../python/debian-python.js';
 import { dockerForTests, TEST_IMAGE } from '../runtime/docker-test-support.js';
 import { readResponse } from '../helpers/read-response.js';
+import { spawnServe } from '../helpers/spawn-serve.js';
 
-const POLAR = path.resolve(import.meta.dirname, '../../bin/polar.js');
 const TOKEN = 'engine-control-e2e-token';
 const runtime: ContainerRuntime | undefined = await dockerForTests();
 const skip = runtime === undefined ? 'no Docker' : pythonSkipReason();
@@ -106,21 +106,7 @@ describe.skipIf(skip !== undefined)('engine control from polar serve (Docker, re
       // ~12 ms a token: a call that writes the patch streams for seconds.
       latency: { firstTokenMs: 20, perTokenMs: 12 },
     });
-    child = execa(POLAR, ['serve', '--port', '0', '--upstream', sim.url, '--db', path.join(dir, 'polar.db'), '--token', TOKEN, '--timeout', '240', '--concurrency', '2', '--max-attempts', '1'], {
-      reject: false,
-      env: { POLAR_HOME: resolveCacheDir() },
-      buffer: false,
-      stderr: { file: path.join(dir, 'serve.log') },
-    });
-    url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child!.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /listening at (http:\/\/[\d.]+:\d+)/.exec(out);
-        if (match) resolve(match[1] as string);
-      });
-      void child!.then(() => reject(new Error(`polar serve ended: ${readFileSync(path.join(dir, 'serve.log'), 'utf8').slice(-3000)} ${out}`)));
-    });
+    ({ child, url } = await spawnServe(['--upstream', sim.url, '--db', path.join(dir, 'polar.db'), '--token', TOKEN, '--timeout', '240', '--concurrency', '2', '--max-attempts', '1'], path.join(dir, 'serve.log')));
   }, 600_000);
 
   afterAll(async () => {

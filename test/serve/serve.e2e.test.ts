@@ -7,9 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveCacheDir } from '../../src/config/paths.js';
 import { goldPatch } from '../../src/eval/swebench/families/gold-patch.js';
 import { instanceImageName } from '../../src/eval/swebench/instance-image-name.js';
 import type { SwebenchRecord } from '../../src/eval/swebench/swebench-record.js';
@@ -20,8 +19,8 @@ import { openStore } from '../../src/store/open-store.js';
 import { oraclePolicy } from '../../src/sim/policies/oracle.js';
 import { startSimServer, type SimServer } from '../../src/sim/sim-server.js';
 import { dockerForTests, TEST_IMAGE } from '../runtime/docker-test-support.js';
+import { spawnServe } from '../helpers/spawn-serve.js';
 
-const POLAR = path.resolve(import.meta.dirname, '../../bin/polar.js');
 const TOKEN = 'serve-e2e-token';
 const runtime: ContainerRuntime | undefined = await dockerForTests();
 
@@ -36,21 +35,7 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
   const row = (n: number) => ({ ...base, instance_id: `polar-example__serve-${n}`, image: instanceImageName(base) });
 
   async function startServer(): Promise<void> {
-    child = execa(POLAR, ['serve', '--port', '0', '--upstream', sim.url, '--db', db, '--token', TOKEN, '--timeout', '120', '--concurrency', '2', '--max-batches', '1'], {
-      reject: false,
-      env: { POLAR_HOME: resolveCacheDir() },
-      buffer: false,
-      stderr: { file: path.join(dir, 'serve.log'), append: true },
-    });
-    url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child!.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /listening at (http:\/\/[\d.]+:\d+)/.exec(out);
-        if (match) resolve(match[1] as string);
-      });
-      void child!.then(() => reject(new Error(`polar serve ended: ${readFileSync(path.join(dir, 'serve.log'), 'utf8').slice(-3000)} ${out}`)));
-    });
+    ({ child, url } = await spawnServe(['--upstream', sim.url, '--db', db, '--token', TOKEN, '--timeout', '120', '--concurrency', '2', '--max-batches', '1'], path.join(dir, 'serve.log'), { append: true }));
   }
 
   async function api(method: string, route: string, body?: unknown): Promise<any> {
