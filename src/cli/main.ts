@@ -4,6 +4,7 @@ import { EXIT_CODES, PolarError } from '../errors.js';
 import { registerDatasetsCommand } from './commands/datasets.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDoctorCommand } from './commands/doctor.js';
+import { registerEngineCommand } from './commands/engine.js';
 import { registerEvalCommand } from './commands/eval.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerGcCommand } from './commands/gc.js';
@@ -35,6 +36,7 @@ export function createProgram(): Command {
   registerSimCommand(program);
   registerServeCommand(program);
   registerDoctorCommand(program);
+  registerEngineCommand(program);
   registerSessionsCommand(program);
   registerHarnessCommand(program);
   registerGcCommand(program);

@@ -1,5 +1,6 @@
 // Plain-text lines for rollout events (stdout that is not a terminal, and the quickstart).
 import type { RolloutEvent } from '../rollout/rollout-events.js';
+import { formatEngineUsage } from '../ui/format-engine.js';
 import { printLine } from './output.js';
 
 export function printRolloutEvent(event: RolloutEvent): void {
@@ -41,6 +42,7 @@ export function printRolloutEvent(event: RolloutEvent): void {
     case 'run-end': {
       const counts = Object.entries(event.counts).map(([status, n]) => `${n} ${status}`).join(', ');
       printLine(`run ${event.runName} done in ${formatMs(event.wallMs)}: ${counts || 'no sessions'}`);
+      if (event.engine !== undefined) printLine(formatEngineUsage(event.engine));
       return;
     }
     default: {

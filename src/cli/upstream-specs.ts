@@ -32,4 +32,6 @@ export const UPSTREAM_FLAG_HELP =
 export const ENGINE_FLAG_HELP = 'the upstream\'s family: vllm | sglang (default: detected from the server, vLLM /version vs SGLang /get_model_info)';
 export const TOKEN_IN_FLAG_HELP =
   'send calls that continue a lineage as its exact tokens plus the new tail (/tokenize, then vLLM /v1/completions or SGLang /generate); others go the chat way, with the reason recorded';
+export const GPU_PEAK_FLAG_HELP =
+  "each replica's peak tokens/s at full batch, for effective GPU utilisation (default: the simulator's GPU profile, else a stored `polar engine calibrate` result, else unknown)";
 export const UPSTREAMS_FILE_HELP = 'file with one upstream replica URL a line (added to --upstream)';

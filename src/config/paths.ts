@@ -15,3 +15,8 @@ export function resolveCacheDir(env: Env = process.env): string {
   const base = env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache');
   return path.join(base, 'polar');
 }
+
+/** Engine ceilings measured by `polar engine calibrate`: a JSON file in polar's cache dir, found by later runs. */
+export function resolveCalibrationsPath(env: Env = process.env): string {
+  return path.join(resolveCacheDir(env), 'engine-calibrations.json');
+}

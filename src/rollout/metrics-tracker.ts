@@ -3,14 +3,14 @@
 import type { ActivitySnapshot } from '../gateway/activity-meter.js';
 import type { RunSessionRow, SessionStage } from '../store/run-repository.js';
 import type { RolloutEvent } from './rollout-events.js';
-import type { RolloutMetricsEvent } from './rollout-metrics.js';
+import type { RolloutEngineMetrics, RolloutMetricsEvent } from './rollout-metrics.js';
 
 export interface MetricsTracker {
   observe(event: RolloutEvent): void;
   addTokens(tokens: number): void;
   addReward(reward: number): void;
-  /** Rates are over the whole run so far (since the tracker started). */
-  snapshot(activity: ActivitySnapshot): RolloutMetricsEvent;
+  /** Rates are over the whole run so far (since the tracker started); `engine` from the engines' /metrics. */
+  snapshot(activity: ActivitySnapshot, engine?: RolloutEngineMetrics): RolloutMetricsEvent;
 }
 
 export function createMetricsTracker(sessions: readonly Pick<RunSessionRow, 'id' | 'stage' | 'reward'>[], now: () => number = () => performance.now()): MetricsTracker {
@@ -33,7 +33,7 @@ export function createMetricsTracker(sessions: readonly Pick<RunSessionRow, 'id'
     addReward(reward) {
       rewards.push(reward);
     },
-    snapshot(activity) {
+    snapshot(activity, engine) {
       const minutes = Math.max(1e-9, (now() - started) / 60_000);
       const stageCounts: Record<SessionStage, number> = { queued: 0, init: 0, ready: 0, running: 0, post: 0, done: 0 };
       for (const stage of stages.values()) stageCounts[stage] += 1;
@@ -47,6 +47,7 @@ export function createMetricsTracker(sessions: readonly Pick<RunSessionRow, 'id'
         modelBusyFraction: activity.busyFraction,
         meanInFlight: activity.meanInFlight,
         rewards: { n: rewards.length, mean: rewards.length === 0 ? null : rewards.reduce((sum, value) => sum + value, 0) / rewards.length },
+        ...(engine !== undefined ? { engine } : {}),
       };
     },
   };

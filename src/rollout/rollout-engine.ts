@@ -9,6 +9,7 @@ import { CancelledError, describeError, NotFoundError, UsageError } from '../err
 import { activityBetween, type ActivitySnapshot } from '../gateway/activity-meter.js';
 import type { Gateway } from '../gateway/create-gateway.js';
 import type { ReplicaStatus } from '../gateway/replica-pool.js';
+import type { EngineSnapshot } from '../upstream/metrics/engine-snapshot.js';
 import { isHarnessInstalled } from '../harness/is-harness-installed.js';
 import { loadHarness } from '../harness/load-harness-manifest.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
@@ -24,7 +25,7 @@ import type { SessionStage } from '../store/run-repository.js';
 import { batchSampling, checkBatchRequest, requestHash, type BatchRequest } from './batch-request.js';
 import { EngineGeneration, type EngineGenerationState } from './engine-generation.js';
 import type { RolloutEvent } from './rollout-events.js';
-import { resumeRollout, runRollout, type RolloutContext, type RolloutOptions, type RolloutResult } from './run-rollout.js';
+import { engineMetricsSettings, resumeRollout, runRollout, type RolloutContext, type RolloutOptions, type RolloutResult } from './run-rollout.js';
 
 export type EngineEvent =
   | { type: 'batch'; batchId: string; status: BatchStatus; reason: string | null }
@@ -55,6 +56,8 @@ export interface RolloutEngineOptions {
   policyVersion?: number;
   /** Replicas and their health for /v1/status (default: one entry per upstream). */
   replicas?: () => unknown[];
+  /** The engines' metrics for /v1/status (default: the shared scheduler's poller); tests with a fake executor inject one. */
+  engineStatus?: () => EngineSnapshot | null;
   executor?: BatchExecutor;
   /** Refuse batches whose harness bundle is not installed (default true; contract tests with a fake executor turn it off). */
   requireInstalled?: boolean;
@@ -75,6 +78,8 @@ export interface EngineStatus {
   modelBusyFraction: number | null;
   modelCallsInFlight: number;
   replicas: unknown[];
+  /** Every replica's engine metrics (null until the shared scheduler exists, or with a test executor). */
+  engine: EngineSnapshot | null;
 }
 
 interface ActiveBatch {
@@ -211,7 +216,8 @@ export class RolloutEngine {
       busy = Math.max(busy ?? 0, activity.busyFraction);
     }
     const replicas = this.options.replicas?.() ?? this.scheduler?.scheduler.gateway.replicas() ?? this.replicaStatuses(inFlight);
-    return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas };
+    const engine = this.options.engineStatus?.() ?? this.scheduler?.scheduler.engineMetrics.snapshot() ?? null;
+    return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas, engine };
   }
 
   /** Stops every running batch (they stay resumable: status running), waits for them, closes the scheduler. */
@@ -256,6 +262,7 @@ export class RolloutEngine {
           sizes: { ...defaultPipelineSizes(defaults.concurrency ?? 4, availableParallelism()), ...defaults.pipeline },
           ...(defaults.upstreamTimeoutSeconds !== undefined ? { upstreamTimeoutMs: defaults.upstreamTimeoutSeconds * 1000 } : {}),
           policyVersion: this.gate.policyVersion,
+          engineMetrics: engineMetricsSettings(defaults),
         });
         this.gate.attach(scheduler.gateway);
         this.scheduler = { scheduler, start: scheduler.gateway.activity() };

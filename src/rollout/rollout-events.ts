@@ -1,5 +1,6 @@
 // What a rollout reports while it runs; the CLI renders these (plain lines, JSON lines or the ink UI).
 import type { SessionReason, SessionStage, SessionStatus } from '../store/run-repository.js';
+import type { EngineUsage } from '../upstream/metrics/engine-usage.js';
 import type { RolloutMetricsEvent } from './rollout-metrics.js';
 
 export type SessionPhase = 'create' | 'prepare' | 'agent' | 'extract' | 'evaluate' | 'teardown';
@@ -27,7 +28,15 @@ export type RolloutEvent =
       /** 1 resolved, 0 not, null when not evaluated. */
       reward: number | null;
     }
-  | { type: 'run-end'; runId: number; runName: string; counts: Partial<Record<SessionStatus, number>>; wallMs: number }
+  | {
+      type: 'run-end';
+      runId: number;
+      runName: string;
+      counts: Partial<Record<SessionStatus, number>>;
+      wallMs: number;
+      /** The engines over the run (tokens processed, preemptions, peak KV usage, effective utilisation), when polled. */
+      engine?: EngineUsage;
+    }
   | RolloutMetricsEvent;
 
 export type RolloutEventListener = (event: RolloutEvent) => void;

@@ -1,5 +1,30 @@
 // The periodic throughput snapshot the rollout scheduler emits next to its RolloutEvents.
 import type { SessionStage } from '../store/run-repository.js';
+import type { CeilingSource } from '../upstream/metrics/engine-ceiling.js';
+
+/** The engines behind a run at a snapshot, from their /metrics (engine-metrics-poller.ts). */
+export interface RolloutEngineMetrics {
+  /** Replicas polled, and how many answered their last scrape. */
+  replicas: number;
+  reporting: number;
+  /** Summed over the replicas at the last poll; KV usage (0..1) is their mean. */
+  running: number | null;
+  waiting: number | null;
+  kvUsage: number | null;
+  /** Tokens/s over the last ~10 s: prompt (cached included), generated, processed (computed prompt + generated). */
+  promptTokensPerSecond: number | null;
+  generationTokensPerSecond: number | null;
+  processedTokensPerSecond: number | null;
+  /** Over the run so far: preemptions, processed tokens, highest KV usage seen. */
+  preemptions: number | null;
+  processedTokens: number | null;
+  peakKvUsage: number | null;
+  /** Processed tokens ÷ (ceiling × wall time) over the run so far; null when unknown (`unknown` says why and the fix). */
+  effectiveUtilisation: number | null;
+  ceilingTokensPerSecond: number | null;
+  ceilingSource: CeilingSource | 'mixed' | null;
+  unknown: string | null;
+}
 
 /** A point-in-time view of a running rollout; the scheduler emits one every few seconds. */
 export interface RolloutMetricsEvent {
@@ -20,4 +45,6 @@ export interface RolloutMetricsEvent {
   meanInFlight: number;
   /** Rewards graded so far: how many, and their mean (null while none is graded). */
   rewards: { n: number; mean: number | null };
+  /** The engines' own figures (absent from producers that read no engine metrics). */
+  engine?: RolloutEngineMetrics;
 }

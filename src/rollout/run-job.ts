@@ -25,6 +25,9 @@ import { DEFAULT_SESSION_LIMITS, type RolloutContext, type RolloutOptions, type 
 import type { SessionEndpoints } from './session-endpoints.js';
 import { enterStage, type PreparedSession, type RanSession, type SessionEnvironment, type SessionItem } from './session-stages.js';
 import { timePhase } from './time-phase.js';
+import type { EngineMetricsPoller, EngineUsageWindow } from '../upstream/metrics/engine-metrics-poller.js';
+import { runEngineMetrics } from './run-engine-metrics.js';
+import type { RolloutEngineMetrics } from './rollout-metrics.js';
 
 /** What a job needs from its scheduler. */
 export interface JobHost {
@@ -33,6 +36,8 @@ export interface JobHost {
   model: string;
   maxModelLen: number | null;
   activity(): ActivitySnapshot;
+  /** The replicas' engine metrics (a run opens a window on them for its totals). */
+  engineMetrics?: Pick<EngineMetricsPoller, 'openWindow' | 'snapshot'>;
   /** Hands a session to the shared pools. */
   submit(unit: SessionUnit): void;
 }
@@ -83,6 +88,7 @@ export class RunJob {
   readonly #images: TaskImages;
   readonly #started = performance.now();
   readonly #activityStart: ActivitySnapshot;
+  readonly #engineWindow: EngineUsageWindow | undefined;
   readonly #sessionIds: number[];
   readonly #retryTimers = new Set<AbortController>();
   #outstanding: number;
@@ -117,6 +123,7 @@ export class RunJob {
     this.#sessionIds = pending.map((session) => session.id);
     this.#outstanding = pending.length;
     this.#activityStart = host.activity();
+    this.#engineWindow = host.engineMetrics?.openWindow();
     this.#images = pullTaskImages(runtime, pending.map((session) => instanceImageName(this.#record(session))), {
       ...(options.pullConcurrency !== undefined ? { concurrency: options.pullConcurrency } : {}),
       ...(options.retryBackoffMs !== undefined ? { backoffMs: options.retryBackoffMs } : {}),
@@ -142,7 +149,7 @@ export class RunJob {
     };
     context.emit({ type: 'run-start', runId: run.id, runName: run.name, dbPath: store.path, sessions: all.length, harness: bundle.harness.name, upstream: options.upstream, resumed: submission.resumed });
     const intervalMs = context.metricsIntervalMs ?? 1000;
-    if (intervalMs > 0) this.#ticker = setInterval(() => context.emit(this.metrics.snapshot(this.#activity())), intervalMs);
+    if (intervalMs > 0) this.#ticker = setInterval(() => context.emit(this.metrics.snapshot(this.#activity(), this.#engine())), intervalMs);
     this.signal.addEventListener('abort', () => this.#onAbort(), { once: true });
     void this.#feed(pending);
   }
@@ -226,6 +233,12 @@ export class RunJob {
 
   #activity(): ActivitySnapshot {
     return activityBetween(this.#activityStart, this.#host.activity());
+  }
+
+  /** The engines now, and over this run so far (undefined when the scheduler reads no engine metrics). */
+  #engine(): RolloutEngineMetrics | undefined {
+    const poller = this.#host.engineMetrics;
+    return poller === undefined || this.#engineWindow === undefined ? undefined : runEngineMetrics(poller.snapshot(), this.#engineWindow.usage());
   }
 
   /** Hands the sessions to the pools in order, each after the run's admission hook (e.g. --max-staleness). */
@@ -353,6 +366,9 @@ export class RunJob {
       this.#failure ??= error;
     }
     const activity = this.#activity();
+    const engine = this.#engine();
+    const engineUsage = this.#engineWindow?.usage();
+    this.#engineWindow?.close();
     const counts = { ...store.runs.counts(this.run.id).byStatus };
     const wallMs = Math.round(performance.now() - this.#started);
     const sessionCounts = store.runs.counts(this.run.id);
@@ -361,10 +377,11 @@ export class RunJob {
     const status: RunStatus = this.signal.aborted ? 'interrupted' : failure !== undefined ? 'failed' : unfinished ? 'interrupted' : 'finished';
     const reason = failure !== undefined ? (failure instanceof Error ? failure.message : String(failure)) : null;
     try {
-      store.runs.finish(this.run.id, status, { wallMs, counts, modelBusyFraction: activity.busyFraction, meanInFlight: activity.meanInFlight, modelCalls: activity.requests }, reason);
-      context.emit(this.metrics.snapshot(activity));
+      const stats = { wallMs, counts, modelBusyFraction: activity.busyFraction, meanInFlight: activity.meanInFlight, modelCalls: activity.requests, ...(engineUsage !== undefined ? { engine: engineUsage } : {}) };
+      store.runs.finish(this.run.id, status, stats, reason);
+      context.emit(this.metrics.snapshot(activity, engine));
       if (status === 'failed') context.emit({ type: 'run-failed', runId: this.run.id, runName: this.run.name, reason: reason ?? 'unknown' });
-      context.emit({ type: 'run-end', runId: this.run.id, runName: this.run.name, counts, wallMs });
+      context.emit({ type: 'run-end', runId: this.run.id, runName: this.run.name, counts, wallMs, ...(engineUsage !== undefined ? { engine: engineUsage.total } : {}) });
     } catch (error) {
       this.#reject(error);
       return;

@@ -23,6 +23,7 @@ import type { Store } from '../store/open-store.js';
 import type { RunRow, RunSessionRow, SessionStatus } from '../store/run-repository.js';
 import { logprobSamplingMismatch, refuseLogprobMismatch } from '../upstream/preflight/logprob-sampling-mismatch.js';
 import type { UpstreamProfile } from '../upstream/preflight/upstream-profile.js';
+import type { EngineMetricsSettings } from '../upstream/metrics/start-engine-metrics.js';
 import type { EngineName } from '../upstream/engines/engine-name.js';
 import { prepareRolloutUpstream, type RolloutUpstreamOptions } from './prepare-rollout-upstream.js';
 import type { RolloutEventListener } from './rollout-events.js';
@@ -52,6 +53,8 @@ export interface RolloutOptions {
   upstreamTimeoutSeconds?: number;
   /** Upper bound of the upstream preflight, in seconds (default 20). */
   preflightTimeoutSeconds?: number;
+  /** `--gpu-peak-tokens-per-second`: each replica's ceiling for effective GPU utilisation (default: profile, else calibration). */
+  gpuPeakTokensPerSecond?: number;
   /** Start although the server's logprobs are not the sampling distribution's (recorded in the manifest). */
   allowLogprobMismatch?: boolean;
   /** End-of-turn token ids; default: derived from the upstream by the preflight. */
@@ -225,6 +228,7 @@ async function withScheduler(
       sizes: { ...defaultPipelineSizes(options.concurrency ?? 4, availableParallelism()), ...options.pipeline },
       ...(options.upstreamTimeoutSeconds !== undefined ? { upstreamTimeoutMs: options.upstreamTimeoutSeconds * 1000 } : {}),
       ...(context.policyVersion !== undefined ? { policyVersion: context.policyVersion } : {}),
+      engineMetrics: engineMetricsSettings(options),
     });
   } catch (error) {
     await upstream.close();
@@ -236,6 +240,11 @@ async function withScheduler(
   } finally {
     await scheduler.close();
   }
+}
+
+/** How the run's scheduler polls the engines (the ceiling flag). */
+export function engineMetricsSettings(options: Partial<RolloutOptions>): EngineMetricsSettings {
+  return options.gpuPeakTokensPerSecond !== undefined ? { gpuPeakTokensPerSecond: options.gpuPeakTokensPerSecond } : {};
 }
 
 function upstreamOptions(options: RolloutOptions, sampling: SamplingPolicy, signal: AbortSignal): RolloutUpstreamOptions {

@@ -9,6 +9,8 @@ import { createGateway, type Gateway } from '../gateway/create-gateway.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
 import { createStoreRecorder } from '../store/create-store-recorder.js';
+import type { EngineMetricsPoller } from '../upstream/metrics/engine-metrics-poller.js';
+import { startEngineMetrics, type EngineMetricsSettings } from '../upstream/metrics/start-engine-metrics.js';
 import type { Store } from '../store/open-store.js';
 import { createRolloutSocketRoot } from './create-rollout-socket-root.js';
 import type { PreparedRolloutUpstream } from './prepare-rollout-upstream.js';
@@ -30,11 +32,15 @@ export interface SessionSchedulerOptions {
   policyVersion?: number;
   /** The live task list the upstream's `sim:oracle` reads (prepared with `tasksArrive`); `addTasks` grows it. */
   tasks?: SwebenchRecord[];
+  /** Polling of the replicas' engine metrics (ceiling flag, interval). */
+  engineMetrics?: EngineMetricsSettings;
 }
 
 export class SessionScheduler {
   readonly gateway: Gateway;
   readonly upstream: PreparedRolloutUpstream;
+  /** Every replica's engine metrics, polled while the scheduler lives (utilisation, queue, KV usage). */
+  readonly engineMetrics: EngineMetricsPoller;
   readonly #store: Store;
   readonly #tasks: SwebenchRecord[] | undefined;
   readonly #socketDir: string;
@@ -44,12 +50,13 @@ export class SessionScheduler {
   readonly #running = new Set<RunJob>();
   #closed = false;
 
-  private constructor(options: SessionSchedulerOptions, socketDir: string) {
+  private constructor(options: SessionSchedulerOptions, socketDir: string, engineMetrics: EngineMetricsPoller) {
     const { store, upstream } = options;
     this.#store = store;
     this.#socketDir = socketDir;
     this.#tasks = options.tasks;
     this.upstream = upstream;
+    this.engineMetrics = engineMetrics;
     const recorder = observeRecorder(createStoreRecorder(store, { simulated: upstream.simulated }), (record) => this.#jobs.get(record.sessionId)?.metrics.addTokens(record.capture.tokenIds?.length ?? 0));
     this.gateway = createGateway({
       upstreamUrls: upstream.urls,
@@ -70,7 +77,14 @@ export class SessionScheduler {
   }
 
   static async start(options: SessionSchedulerOptions): Promise<SessionScheduler> {
-    return new SessionScheduler(options, await createRolloutSocketRoot());
+    // First: an unreadable calibrations file is a configuration error before anything else exists.
+    const engineMetrics = startEngineMetrics(options.upstream.urls, options.upstream.profiles, options.engineMetrics);
+    try {
+      return new SessionScheduler(options, await createRolloutSocketRoot(), engineMetrics);
+    } catch (error) {
+      await engineMetrics.close();
+      throw error;
+    }
   }
 
   /**
@@ -86,6 +100,7 @@ export class SessionScheduler {
       model: this.upstream.profile.model,
       maxModelLen: this.upstream.profile.maxModelLen,
       activity: () => this.gateway.activity(),
+      engineMetrics: this.engineMetrics,
       submit: (unit) => this.#pools.submit(unit),
     });
     for (const id of job.sessionIds) this.#jobs.set(id, job);
@@ -124,6 +139,7 @@ export class SessionScheduler {
     this.#closed = true;
     await Promise.allSettled([...this.#running].map((job) => job.done));
     await this.#pools.close();
+    await this.engineMetrics.close();
     await this.gateway.close();
     await this.upstream.close();
     rmSync(this.#socketDir, { recursive: true, force: true });

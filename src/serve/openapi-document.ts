@@ -167,7 +167,7 @@ export const OPENAPI_DOCUMENT = {
     },
     '/v1/status': {
       get: {
-        summary: 'Queue depth per stage, batches, generation (pause, version, staleness), model busy fraction, replicas',
+        summary: 'Queue depth per stage, batches, generation (pause, version, staleness), model busy fraction, engine metrics (per replica and total: running, waiting, KV usage, token rates, preemptions, effective utilisation and its ceiling), replicas',
         responses: { 200: { description: 'Status', content: json({ type: 'object' }) }, 401: error },
       },
     },

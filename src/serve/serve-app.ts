@@ -7,6 +7,7 @@ import type { EngineEvent, RolloutEngine } from '../rollout/rollout-engine.js';
 import type { BatchRow } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
 import { describeBatch } from './describe-batch.js';
+import { engineStatusJson } from './engine-status-json.js';
 import { prepareGroups, selectGroups, writeGroups } from './export-groups.js';
 import { OPENAPI_DOCUMENT } from './openapi-document.js';
 import { parseBatchBody } from './parse-batch-body.js';
@@ -142,6 +143,7 @@ export function createServeApp(options: ServeAppOptions): Hono {
       queue: status.stages,
       batches: status.batches,
       model: { busy_fraction: status.modelBusyFraction, in_flight: status.modelCallsInFlight },
+      engine: engineStatusJson(status.engine),
       replicas: status.replicas,
     });
   });

@@ -78,6 +78,7 @@ export const SIM_SPEC_OPTIONS: Record<string, Setter> = {
   'tokenize-messages': sglang('tokenizeMessages', toBoolean),
   'router-workers': sglang('routerWorkers', (value, name) => toInteger(value, name, 0)),
   'unhealthy-workers': sglang('unhealthyWorkers', (value, name) => toInteger(value, name, 0)),
+  'enable-metrics': sglang('enableMetrics', toBoolean),
   'tool-format': (options, value, name) => {
     const format = asToolFormat(value);
     if (format === undefined) throw new UsageError(`sim option ${name}=${value}: expected one of ${TOOL_FORMATS.join(', ')}`);

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 
 const POLAR = path.resolve(import.meta.dirname, '../../bin/polar.js');
-const CHECKS = ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'eos-token-ids', 'template'];
+const CHECKS = ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'eos-token-ids', 'template', 'metrics'];
 
 describe('polar doctor', () => {
   it('prints every check as a table and exits 0 for a healthy server', async () => {
@@ -54,7 +54,9 @@ describe('polar doctor against SGLang', () => {
     expect(healthy.exitCode).toBe(0);
     const profile = JSON.parse(healthy.stdout) as { engine: string; engineVersion: string; checks: { name: string }[] };
     expect(profile).toMatchObject({ engine: 'sglang', engineVersion: '0.5.19-polar-sim' });
-    expect(profile.checks.map((check) => check.name)).toEqual(['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'reasoning-parser', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'token-in', 'eos-token-ids', 'router', 'template']);
+    expect(profile.checks.map((check) => check.name)).toEqual(['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'reasoning-parser', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'token-in', 'eos-token-ids', 'router', 'template', 'metrics']);
+    // SGLang serves /metrics only with --enable-metrics: a warning that says so, never a failure.
+    expect(healthy.stdout).toContain('--enable-metrics');
     const old = await runInProcess(['doctor', '--upstream', 'sim:noop?engine=sglang&token-ids=false', '--token-in']);
     expect(old.exitCode).toBe(0);
     expect(old.stdout).toMatch(/^token-ids\s+warn\s+SGLang 0\.5\.13-polar-sim answers chat without token ids/m);

@@ -101,9 +101,9 @@ describe.skipIf(runtime === undefined)('task sets with real harness CLIs (Docker
 
   it.each(Object.keys(SHELL_CALLS))("%s's shell tool runs inside the task's conda-style testbed env", async (harness) => {
     const script = path.join(dir, `prefix-${harness}.json`);
-    // Qwen Code opens every conversation with a canned assistant turn ("Got it. Thanks for the context!"),
-    // which the scripted policy counts as turn 0.
-    const turns = harness === 'qwen-code' ? [{ content: 'unused' }, { toolCalls: [SHELL_CALLS[harness]] }] : [{ toolCalls: [SHELL_CALLS[harness]] }];
+    // One turn for every harness: Qwen Code's canned opening assistant turn ("Got it. Thanks for the
+    // context!") is not a turn the model took, and the scripted policy no longer counts it.
+    const turns = [{ toolCalls: [SHELL_CALLS[harness]] }];
     writeFileSync(script, JSON.stringify({ turns }));
     const { run } = await runRollout({ harness, datasetPath: envDataset, upstream: `sim:scripted:${script}`, samples: 1, timeoutSeconds: 240, evaluate: false }, context());
     const [session] = store.runs.sessions(run.id);

@@ -11,6 +11,10 @@ import { createServeApp, SERVE_ROUTES } from '../../src/serve/serve-app.js';
 import { startServe, type RunningServe } from '../../src/serve/start-serve.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
 import { createFakeExecutor, fixtureRows, type FakeExecutor } from './fake-batch-executor.js';
+import { noopPolicy } from '../../src/sim/policies/noop.js';
+import { startSimServer } from '../../src/sim/sim-server.js';
+import { EngineMetricsPoller } from '../../src/upstream/metrics/engine-metrics-poller.js';
+import type { EngineSnapshot } from '../../src/upstream/metrics/engine-snapshot.js';
 
 const TOKEN = 'test-token-0123456789';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -26,7 +30,7 @@ interface Harness {
   call(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string; headers: Headers }>;
 }
 
-async function start(options: { dir?: string; maxStaleness?: number; maxBodyBytes?: number; hold?: boolean; upstreams?: string[] } = {}): Promise<Harness> {
+async function start(options: { dir?: string; maxStaleness?: number; maxBodyBytes?: number; hold?: boolean; upstreams?: string[]; engineStatus?: () => EngineSnapshot | null } = {}): Promise<Harness> {
   const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), 'polar-serve-'));
   if (options.dir === undefined) cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const store = openStore(path.join(dir, 'polar.db'));
@@ -45,6 +49,7 @@ async function start(options: { dir?: string; maxStaleness?: number; maxBodyByte
     callbacks: { attempts: 3, backoffMs: 20 },
     ...(options.maxStaleness !== undefined ? { maxStaleness: options.maxStaleness } : {}),
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.engineStatus !== undefined ? { engineStatus: options.engineStatus } : {}),
   });
   let closed = false;
   const close = async () => {
@@ -285,6 +290,34 @@ describe('polar serve HTTP API', () => {
     const { policy_version: _explicit, ...unversioned } = submitBody();
     const { json } = await h.call('POST', '/v1/rollouts', unversioned);
     expect((await h.call('GET', `/v1/rollouts/${json.id}`)).json.policy_version).toBe(3);
+  });
+
+  it('shows every replica\'s engine metrics in /v1/status next to the busy fraction (null before the engines are polled)', async () => {
+    expect((await (await start()).call('GET', '/v1/status')).json.engine).toBeNull();
+    const sim = await startSimServer({ policy: noopPolicy(), gpu: { profile: 'qwen3-8b-h100' } });
+    cleanups.push(() => sim.close());
+    const poller = new EngineMetricsPoller({ replicas: [sim.url, 'http://127.0.0.1:1/v1'].map((url) => ({ url, engine: 'vllm' as const, model: 'polar-sim-qwen3', engineVersion: null })) });
+    cleanups.push(() => poller.close());
+    await poller.pollNow();
+    await fetch(`${sim.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'polar-sim-qwen3', messages: [{ role: 'user', content: 'hi' }] }) }).then((response) => response.text());
+    await poller.pollNow();
+    const h = await start({ engineStatus: () => poller.snapshot() });
+    const status = (await h.call('GET', '/v1/status')).json;
+    expect(Object.keys(status)).toEqual(['generation', 'queue', 'batches', 'model', 'engine', 'replicas']);
+    const figures = ['running', 'waiting', 'kv_usage', 'kv_capacity_tokens', 'prompt_tokens_per_second', 'generation_tokens_per_second', 'processed_tokens_per_second', 'preemptions', 'preemptions_per_second', 'effective_utilisation', 'effective_utilisation_recent', 'utilisation_unknown'];
+    expect(Object.keys(status.engine)).toEqual(['interval_ms', 'total', 'replicas']);
+    expect(Object.keys(status.engine.total)).toEqual([...figures, 'ceiling_tokens_per_second', 'replicas_reporting']);
+    expect(Object.keys(status.engine.replicas[0])).toEqual(['url', 'engine', 'metrics', 'reason', 'updated_at', ...figures, 'ceiling']);
+    const [ok, down] = status.engine.replicas;
+    expect(ok).toMatchObject({ url: sim.url, engine: 'vllm', metrics: 'ok', reason: null, running: 0, waiting: 0, preemptions: 0, kv_capacity_tokens: 386_096, utilisation_unknown: null });
+    expect(ok.ceiling).toMatchObject({ source: 'profile', tokens_per_second: sim.engine.metrics().capacity.ceilingTokensPerSecond });
+    expect(ok.generation_tokens_per_second).toBeGreaterThan(0);
+    expect(ok.effective_utilisation).toBeGreaterThan(0);
+    expect(ok.effective_utilisation).toBeLessThan(1);
+    expect(down).toMatchObject({ metrics: 'unavailable', running: null, ceiling: null, effective_utilisation: null });
+    expect(down.reason).toContain('http://127.0.0.1:1/metrics');
+    expect(status.engine.total).toMatchObject({ replicas_reporting: 1, effective_utilisation: null, running: 0 });
+    expect(status.engine.total.utilisation_unknown).toContain('127.0.0.1:1');
   });
 
   it('--max-staleness holds sessions of a batch too many versions behind until the trainer catches up', async () => {

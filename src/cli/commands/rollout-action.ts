@@ -23,6 +23,8 @@ import { resolveToolFormat } from '../resolve-tool-format.js';
 import type { ToolFormat } from '../../model-format/format-types.js';
 import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
 import { resolveUpstreamSpecs } from '../upstream-specs.js';
+import { storedEngineUsage } from '../stored-engine-usage.js';
+import { formatEngineUsage } from '../../ui/format-engine.js';
 
 export async function rolloutAction(flags: RolloutFlags): Promise<void> {
   if (flags.resume === undefined && (flags.harness === undefined || flags.dataset === undefined)) {
@@ -49,7 +51,10 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
     const result = await withSignalCleanup((signal) => {
       const context = { runtime: createDockerRuntime(flags.platform === undefined ? {} : { platform: flags.platform }), store, cacheDir: resolveCacheDir(), signal, emit: print };
       if (flags.resume !== undefined) {
-        const overrides = flags.concurrency === undefined ? {} : { concurrency: flags.concurrency };
+        const overrides = {
+          ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
+          ...(flags.gpuPeakTokensPerSecond === undefined ? {} : { gpuPeakTokensPerSecond: flags.gpuPeakTokensPerSecond }),
+        };
         return resumeRollout(flags.resume, context, { ...overrides, pipeline, ...(flags.eval ? {} : { evaluate: false }), ...withLimits(flags) });
       }
       return runRollout(
@@ -64,6 +69,7 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
           ...(engine !== undefined ? { engine } : {}),
           ...(flags.maxTokensCap !== undefined ? { maxTokensCap: flags.maxTokensCap } : {}),
           ...(flags.upstreamTimeout !== undefined ? { upstreamTimeoutSeconds: flags.upstreamTimeout } : {}),
+          ...(flags.gpuPeakTokensPerSecond !== undefined ? { gpuPeakTokensPerSecond: flags.gpuPeakTokensPerSecond } : {}),
           ...(flags.tokenIn === true ? { tokenIn: true, ...withToolFormat(resolveToolFormat(flags.toolFormat, upstream)) } : {}),
           ...(flags.allowLogprobMismatch ? { allowLogprobMismatch: true } : {}),
           ...(flags.eosTokenIds !== undefined ? { eosTokenIds: flags.eosTokenIds } : {}),
@@ -113,8 +119,10 @@ function summaryLines(result: RolloutResult, dbPath: string): string[] {
   const total = Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0);
   const parts = Object.entries(counts).map(([status, n]) => `${n} ${status}`).join(', ');
   const db = path.resolve(dbPath) === path.resolve(resolveDbPath(undefined)) ? '' : ` --db ${dbPath}`;
+  const engine = storedEngineUsage(run.stats ?? {});
   return [
     `Run ${run.name} ${run.status}${run.statusReason ? ` (${run.statusReason})` : ''}: ${total} session(s), ${parts || 'none ended'}; every captured call is in ${dbPath}.`,
+    ...(engine !== undefined ? [formatEngineUsage(engine)] : []),
     `Next: polar runs show ${run.name}${db}  ·  polar export jsonl --run ${run.name}${db} -o rows.jsonl  ·  polar view${db}`,
   ];
 }

@@ -3,8 +3,8 @@ import type { Command } from 'commander';
 import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../container-limit-options.js';
 import { addSamplingOptions, type SamplingOptionValues } from '../sampling-options.js';
 import { addTaskSetOptions, type TaskSetFlags } from '../task-set-options.js';
-import { parseIntegerOption } from '../parse-number-option.js';
-import { collectUpstream, ENGINE_FLAG_HELP, TOKEN_IN_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
+import { parseIntegerOption, parsePositiveNumberOption } from '../parse-number-option.js';
+import { collectUpstream, ENGINE_FLAG_HELP, GPU_PEAK_FLAG_HELP, TOKEN_IN_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 
 export interface RolloutFlags extends ContainerLimitFlags, TaskSetFlags, SamplingOptionValues {
   harness?: string;
@@ -23,6 +23,7 @@ export interface RolloutFlags extends ContainerLimitFlags, TaskSetFlags, Samplin
   engine?: string;
   maxTokensCap?: number;
   upstreamTimeout?: number;
+  gpuPeakTokensPerSecond?: number;
   tokenIn?: boolean;
   toolFormat?: string;
   maxAttempts?: number;
@@ -49,6 +50,7 @@ export function registerRolloutCommand(program: Command): void {
     .option('--model <name>', 'served model to sample (required when the upstream lists several)')
     .option('--max-tokens-cap <n>', 'upper bound on max_tokens sent upstream', parseIntegerOption('--max-tokens-cap', 1))
     .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails', parseIntegerOption('--upstream-timeout', 1))
+    .option('--gpu-peak-tokens-per-second <n>', GPU_PEAK_FLAG_HELP, parsePositiveNumberOption('--gpu-peak-tokens-per-second'))
     .option('--token-in', TOKEN_IN_FLAG_HELP)
     .option('--tool-format <format>', 'the upstream\'s tool-call parser, for token-in output: hermes or qwen3_coder (default: the sim\'s, else SGLang\'s --tool-call-parser, else hermes)')
     .option('--max-attempts <n>', 'attempts of a session before an infrastructure failure is final', parseIntegerOption('--max-attempts', 1))

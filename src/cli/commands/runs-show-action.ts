@@ -11,6 +11,8 @@ import type { RunGroupSummary, RunSessionSummary } from '../../store/run-session
 import { mapIterable, printStreamedTable, type Cell } from '../print-streamed-table.js';
 import { summarizeManifest } from '../summarize-manifest.js';
 import { printJson, printLine, printTable } from '../output.js';
+import { storedEngineUsage } from '../stored-engine-usage.js';
+import { formatEngineUsage } from '../../ui/format-engine.js';
 
 /**
  * Prints a run. Sessions are read a page at a time (light summaries, no agent logs) and groups come from SQL
@@ -35,6 +37,8 @@ export function showRunAction(name: string, flags: { db?: string; json?: boolean
       const inFlight = typeof stats.meanInFlight === 'number' ? stats.meanInFlight.toFixed(2) : '-';
       printLine(`wall ${(stats.wallMs / 1000).toFixed(1)} s, model busy ${busy}, mean model calls in flight ${inFlight}`);
     }
+    const engine = storedEngineUsage(stats);
+    if (engine !== undefined) printLine(formatEngineUsage(engine));
     printLine('');
     printLine('groups (one per task; infra_error sessions are not part of a group):');
     printTable(['instance', 'samples', 'in group', 'completed', 'resolved', 'mean reward'], store.runs.groupSummaries(run.id).map(groupRow));

@@ -29,6 +29,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     ...(engine !== undefined ? { engine } : {}),
     ...(flags.maxTokensCap !== undefined ? { maxTokensCap: flags.maxTokensCap } : {}),
     ...(flags.upstreamTimeout !== undefined ? { upstreamTimeoutSeconds: flags.upstreamTimeout } : {}),
+    ...(flags.gpuPeakTokensPerSecond !== undefined ? { gpuPeakTokensPerSecond: flags.gpuPeakTokensPerSecond } : {}),
     ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
     ...(flags.maxAttempts !== undefined ? { maxAttempts: flags.maxAttempts } : {}),
     ...(limits !== undefined ? { limits: { ...DEFAULT_SESSION_LIMITS, ...limits } } : {}),

@@ -2,8 +2,8 @@
 // pause / resume around weight syncs). Flags only; the action is in serve-action.ts.
 import type { Command } from 'commander';
 import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../container-limit-options.js';
-import { parseIntegerOption } from '../parse-number-option.js';
-import { collectUpstream, ENGINE_FLAG_HELP, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
+import { parseIntegerOption, parsePositiveNumberOption } from '../parse-number-option.js';
+import { collectUpstream, ENGINE_FLAG_HELP, GPU_PEAK_FLAG_HELP, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 
 export interface ServeFlags extends ContainerLimitFlags {
   host: string;
@@ -16,6 +16,7 @@ export interface ServeFlags extends ContainerLimitFlags {
   engine?: string;
   maxTokensCap?: number;
   upstreamTimeout?: number;
+  gpuPeakTokensPerSecond?: number;
   concurrency?: number;
   maxBatches: number;
   maxStaleness?: number;
@@ -42,6 +43,7 @@ export function registerServeCommand(program: Command): void {
     .option('--model <name>', 'served model to sample (required when the upstream lists several)')
     .option('--max-tokens-cap <n>', 'upper bound on max_tokens sent upstream', parseIntegerOption('--max-tokens-cap', 1))
     .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails', parseIntegerOption('--upstream-timeout', 1))
+    .option('--gpu-peak-tokens-per-second <n>', GPU_PEAK_FLAG_HELP, parsePositiveNumberOption('--gpu-peak-tokens-per-second'))
     .option('--concurrency <n>', 'agents per batch running at once (a batch may ask for its own)', parseIntegerOption('--concurrency', 1))
     .option('--max-batches <n>', 'batches running at once', parseIntegerOption('--max-batches', 1), 2)
     .option('--max-staleness <k>', 'do not start sessions of batches more than k policy versions behind (they wait)', parseIntegerOption('--max-staleness', 0))

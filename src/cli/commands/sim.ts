@@ -24,6 +24,7 @@ export const SPEC_FLAGS: [flag: string, key: string, description: string][] = [
   ['--reasoning-parser <bool>', 'reasoningParser', 'with --engine sglang: false imitates a server without --reasoning-parser (thinking stays in content)'],
   ['--tokenize-messages <bool>', 'tokenizeMessages', 'with --engine sglang: false imitates an older /tokenize that takes text only'],
   ['--router-workers <n>', 'routerWorkers', "with --engine sglang: answer as SGLang's router in front of n workers (GET /workers)"],
+  ['--enable-metrics <bool>', 'enableMetrics', 'with --engine sglang: true serves GET /metrics under SGLang\'s names (SGLang does only with --enable-metrics; default false)'],
   ['--served-model-name <a,b>', 'servedModelName', 'serve several model names (the first is the default)'],
   ['--max-model-len <n>', 'maxModelLen', 'context window in tokens (default 32768)'],
   ['--logprobs-mode <mode>', 'logprobsMode', 'raw (vLLM default: logprobs ignore temperature) | processed'],

@@ -20,6 +20,11 @@ export function modelInfo(o: ResolvedOptions): Record<string, unknown> {
   return { model_path: o.modelName, tokenizer_path: o.modelName, is_generation: true, preferred_sampling_params: null, weight_version: 'default' };
 }
 
+/** The KV pool SGLang reports: a GPU profile's KV capacity, else room for eight full contexts. */
+export function sglangMaxTotalTokens(o: ResolvedOptions): number {
+  return o.generation.metrics().capacity.kvCacheTokens ?? 8 * o.maxModelLen;
+}
+
 export function serverInfo(o: ResolvedOptions): Record<string, unknown> {
   return {
     model_path: o.modelName,
@@ -29,7 +34,7 @@ export function serverInfo(o: ResolvedOptions): Record<string, unknown> {
     tool_call_parser: toolCallParser(o),
     reasoning_parser: o.sglang.reasoningParser ? 'qwen3' : null,
     weight_version: 'default',
-    max_total_num_tokens: 8 * o.maxModelLen,
+    max_total_num_tokens: sglangMaxTotalTokens(o),
     max_req_input_len: o.maxModelLen - 1,
     internal_states: [{ last_gen_throughput: 0, avg_spec_accept_length: null }],
     version: o.sglang.version,

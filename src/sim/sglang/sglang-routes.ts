@@ -4,7 +4,8 @@ import type { RouteTable } from '../sim-server.js';
 import { sendJson } from '../write-response.js';
 import { handleSglangChat } from './sglang-chat.js';
 import { handleSglangGenerate } from './sglang-generate.js';
-import { handleSglangDetokenize, handleSglangTokenize, handleWorkers, modelInfo, modelList, serverInfo } from './sglang-info.js';
+import { sendSglangMetrics } from '../metrics/render-sglang-metrics.js';
+import { handleSglangDetokenize, handleSglangTokenize, handleWorkers, modelInfo, modelList, serverInfo, sglangMaxTotalTokens } from './sglang-info.js';
 
 const FLUSHED = 'Cache flushed.\nPlease check backend logs for more details. (When there are running or waiting requests, the operation will not be performed.)\n';
 
@@ -24,4 +25,12 @@ export const SGLANG_ROUTES: RouteTable = {
   '/flush_cache': { method: 'GET|POST', run: (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(FLUSHED) }).end(FLUSHED) },
   '/workers': { method: 'GET', run: (_req, res, o) => handleWorkers(res, o, false) },
   '/list_workers': { method: 'GET', run: (_req, res, o) => handleWorkers(res, o, true) },
+  // Mounted only with --enable-metrics; otherwise FastAPI's 404 like any unknown route.
+  '/metrics': {
+    method: 'GET',
+    run: (_req, res, o) =>
+      o.sglang.enableMetrics
+        ? sendSglangMetrics(res, o.generation.metrics(), { modelName: o.modelName, maxTotalTokens: sglangMaxTotalTokens(o), createdSeconds: o.startedAt })
+        : sendJson(res, 404, { detail: 'Not Found' }),
+  },
 };

@@ -13,6 +13,8 @@ export interface SglangSimOptions {
   routerWorkers?: number;
   /** Of the router's workers, this many report unhealthy. */
   unhealthyWorkers?: number;
+  /** Launched with --enable-metrics: GET /metrics answers (default false: 404, as SGLang without the flag). */
+  enableMetrics?: boolean;
 }
 
 export interface ResolvedSglangSim {
@@ -23,6 +25,7 @@ export interface ResolvedSglangSim {
   tokenizeMessages: boolean;
   routerWorkers: number;
   unhealthyWorkers: number;
+  enableMetrics: boolean;
 }
 
 export function resolveSglangSim(options: SglangSimOptions | undefined, chatTokenIds: boolean): ResolvedSglangSim {
@@ -33,5 +36,6 @@ export function resolveSglangSim(options: SglangSimOptions | undefined, chatToke
     tokenizeMessages: options?.tokenizeMessages ?? true,
     routerWorkers: options?.routerWorkers ?? 0,
     unhealthyWorkers: options?.unhealthyWorkers ?? 0,
+    enableMetrics: options?.enableMetrics ?? false,
   };
 }

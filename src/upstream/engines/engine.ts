@@ -1,9 +1,11 @@
 // One adapter per inference-server family (vLLM, SGLang): how a call asks for token ids and logprobs,
 // which route it takes, how the answer is read back into the capture, how token-in sends ids, and how
 // the server is probed. The gateway and the preflight talk to this interface, never to an engine's routes.
-// Room left for the follow-ups: reading `/metrics` (each family's metric names) and engine control
-// (pause keep/abort, weight update with a version, sleep/wake, LoRA load) become members here.
+// How to read the engine's `/metrics` is a member too (readMetrics, metricsAdvice). Room left for the
+// follow-up: engine control (pause keep/abort, weight update with a version, sleep/wake, LoRA load).
 import type { ParseOptions } from '../../model-format/format-types.js';
+import type { EngineMetrics } from '../metrics/engine-metrics.js';
+import type { MetricSet } from '../metrics/metric-set.js';
 import type { PreflightOptions } from '../preflight/preflight-options.js';
 import type { UpstreamProfile } from '../preflight/upstream-profile.js';
 import type { PromptIdsPlace } from '../split-prompt-ids.js';
@@ -54,4 +56,8 @@ export interface EngineAdapter {
   sendTokenIn(client: UpstreamClient, call: TokenInCall, body: Buffer, signal: AbortSignal, accept: string): Promise<UpstreamResponse>;
   /** Every preflight check for this family, without throwing (`polar doctor` prints them). */
   inspect(options: PreflightOptions): Promise<UpstreamProfile>;
+  /** One scrape of the server's `GET /metrics` (at the server root) in polar's model; absent series stay null. */
+  readMetrics(metrics: MetricSet): EngineMetrics;
+  /** What to do when the server's /metrics does not answer (SGLang: launch with --enable-metrics). */
+  readonly metricsAdvice: string;
 }

@@ -2,7 +2,9 @@
 // parsers, KV capacity), the served model, a non-streaming tool probe with return_token_ids, logprob
 // mode (temperature, then top_p), token-in readiness, end-of-turn ids, the router's workers.
 import { EXIT_CODES } from '../../errors.js';
+import { checkEngineMetrics } from '../preflight/check-engine-metrics.js';
 import { checkLogprobs } from '../preflight/check-logprobs.js';
+import { readSglangMetrics, SGLANG_METRICS_ADVICE } from './sglang-metrics.js';
 import { checkReachable, checkServedModel } from '../preflight/check-served-model.js';
 import { detectEosTokenIds } from '../preflight/detect-eos-ids.js';
 import type { PreflightOptions } from '../preflight/preflight-options.js';
@@ -124,6 +126,7 @@ export async function inspectSglang(options: PreflightOptions): Promise<Upstream
   }
   profile.templateFingerprint = chatPromptIds !== null ? sha256Ids(chatPromptIds) : tokenIn.ok ? sha256Ids(tokenIn.promptIds) : await tokenizeFingerprint(root, profile.model, signal);
   pass('template', `sha256 ${profile.templateFingerprint.slice(0, 16)}… of the probe conversation's prompt ids`);
+  await checkEngineMetrics(run, { label: 'SGLang', readMetrics: readSglangMetrics, metricsAdvice: SGLANG_METRICS_ADVICE });
   return profile;
 }
 

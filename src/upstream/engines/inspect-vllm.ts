@@ -1,7 +1,9 @@
 // The preflight of a vLLM OpenAI server: models, /version, the served model, a tool probe (tool calling,
 // token ids, model echo, reasoning field, fingerprint), logprob mode, streamed ids, end-of-turn ids.
 import { EXIT_CODES } from '../../errors.js';
+import { checkEngineMetrics } from '../preflight/check-engine-metrics.js';
 import { checkLogprobs } from '../preflight/check-logprobs.js';
+import { readVllmMetrics, VLLM_METRICS_ADVICE } from './vllm-metrics.js';
 import { checkReachable, checkServedModel } from '../preflight/check-served-model.js';
 import { checkStreamIds } from '../preflight/check-stream-ids.js';
 import { detectEosTokenIds } from '../preflight/detect-eos-ids.js';
@@ -101,5 +103,6 @@ export async function inspectVllm(options: PreflightOptions): Promise<UpstreamPr
     pass('eos-token-ids', `${profile.eosTokenIds.join(', ')} (${profile.eosSource === 'flag' ? '--eos-token-ids' : profile.eosSource === 'tokenize' ? 'from /tokenize of the template\'s end-of-turn text' : 'what the model stopped on'})`);
   }
   pass('template', `sha256 ${profile.templateFingerprint.slice(0, 16)}… of the probe conversation's prompt ids`);
+  await checkEngineMetrics(run, { label: 'vLLM', readMetrics: readVllmMetrics, metricsAdvice: VLLM_METRICS_ADVICE });
   return profile;
 }

@@ -8,6 +8,7 @@ import { generateRequest, generateToChat } from './generate-to-chat.js';
 import { inspectSglang } from './inspect-sglang.js';
 import { readSglangChat } from './read-sglang-chat.js';
 import type { SglangGenerateWire } from './sglang-api-types.js';
+import { readSglangMetrics, SGLANG_METRICS_ADVICE } from './sglang-metrics.js';
 
 export const SGLANG_ENGINE: EngineAdapter = {
   name: 'sglang',
@@ -33,4 +34,6 @@ export const SGLANG_ENGINE: EngineAdapter = {
     return { ...response, body: Readable.from([Buffer.from(text)]) as unknown as IncomingMessage };
   },
   inspect: inspectSglang,
+  readMetrics: readSglangMetrics,
+  metricsAdvice: SGLANG_METRICS_ADVICE,
 };

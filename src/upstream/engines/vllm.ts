@@ -3,6 +3,7 @@ import { NO_TOKEN_IDS_MESSAGE } from '../../capture/check-token-capture.js';
 import type { ChatCompletionWire } from '../vllm-api-types.js';
 import type { EngineAdapter } from './engine.js';
 import { inspectVllm } from './inspect-vllm.js';
+import { readVllmMetrics, VLLM_METRICS_ADVICE } from './vllm-metrics.js';
 import { completionAsChat, completionsBody } from './vllm-token-in.js';
 
 export const VLLM_ENGINE: EngineAdapter = {
@@ -16,4 +17,6 @@ export const VLLM_ENGINE: EngineAdapter = {
   tokenInBody: (call) => Buffer.from(JSON.stringify(completionsBody(call.chat, call.promptIds, call.maxModelLen))),
   sendTokenIn: async (client, call, body, signal, accept) => completionAsChat(await client.completions(body, signal, accept), call.chat.stream, call.parse),
   inspect: inspectVllm,
+  readMetrics: readVllmMetrics,
+  metricsAdvice: VLLM_METRICS_ADVICE,
 };

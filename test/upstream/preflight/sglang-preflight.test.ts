@@ -32,7 +32,7 @@ async function failure(promise: Promise<unknown>): Promise<PolarError> {
   return error as PolarError;
 }
 
-const CHECKS = ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'reasoning-parser', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'token-in', 'eos-token-ids', 'template'];
+const CHECKS = ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'reasoning-parser', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'token-in', 'eos-token-ids', 'template', 'metrics'];
 
 describe('engine detection', () => {
   it('tells SGLang (/get_model_info) from vLLM (/version); an unreachable server is assumed vLLM', async () => {
@@ -57,7 +57,7 @@ describe('engine detection', () => {
 
 describe('runPreflight against SGLang', () => {
   it('profiles a healthy server: version, parsers, ids, temperature-scaled logprobs, eos ids, fingerprint', async () => {
-    const profile = await runPreflight({ upstreamUrl: await sglang({ maxModelLen: 20000 }), sampling: { ...DEFAULT_ROLLOUT_SAMPLING, temperature: 0.6 } });
+    const profile = await runPreflight({ upstreamUrl: await sglang({ maxModelLen: 20000, sglang: { enableMetrics: true } }), sampling: { ...DEFAULT_ROLLOUT_SAMPLING, temperature: 0.6 } });
     expect(profile).toMatchObject({
       engine: 'sglang',
       engineVersion: '0.5.19-polar-sim',
