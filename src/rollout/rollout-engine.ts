@@ -20,7 +20,8 @@ import { DEFAULT_ROLLOUT_SAMPLING } from '../config/sampling-policy.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
 import { prepareRolloutUpstream } from './prepare-rollout-upstream.js';
 import { defaultPipelineSizes } from './run-pipeline.js';
-import { SessionScheduler } from './session-scheduler.js';
+import { SessionScheduler, type SchedulerAdmissionState } from './session-scheduler.js';
+import { agentSlotsFor } from './admission/create-session-admission.js';
 import type { SessionStage } from '../store/run-repository.js';
 import { batchSampling, checkBatchRequest, requestHash, type BatchRequest } from './batch-request.js';
 import { EngineGeneration, type EngineGenerationState } from './engine-generation.js';
@@ -80,6 +81,8 @@ export interface EngineStatus {
   replicas: unknown[];
   /** Every replica's engine metrics (null until the shared scheduler exists, or with a test executor). */
   engine: EngineSnapshot | null;
+  /** The admission gate in front of the agent stage (null until the shared scheduler exists). */
+  admission: SchedulerAdmissionState | null;
 }
 
 interface ActiveBatch {
@@ -217,7 +220,8 @@ export class RolloutEngine {
     }
     const replicas = this.options.replicas?.() ?? this.scheduler?.scheduler.gateway.replicas() ?? this.replicaStatuses(inFlight);
     const engine = this.options.engineStatus?.() ?? this.scheduler?.scheduler.engineMetrics.snapshot() ?? null;
-    return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas, engine };
+    const admission = this.scheduler?.scheduler.admissionState() ?? null;
+    return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas, engine, admission };
   }
 
   /** Stops every running batch (they stay resumable: status running), waits for them, closes the scheduler. */
@@ -259,7 +263,8 @@ export class RolloutEngine {
           runtime: this.options.runtime,
           upstream,
           tasks: this.tasks,
-          sizes: { ...defaultPipelineSizes(defaults.concurrency ?? 4, availableParallelism()), ...defaults.pipeline },
+          sizes: { ...defaultPipelineSizes(agentSlotsFor(defaults.admission, defaults.concurrency), availableParallelism()), ...defaults.pipeline },
+          ...(defaults.admission !== undefined ? { admission: defaults.admission } : {}),
           ...(defaults.upstreamTimeoutSeconds !== undefined ? { upstreamTimeoutMs: defaults.upstreamTimeoutSeconds * 1000 } : {}),
           policyVersion: this.gate.policyVersion,
           engineMetrics: engineMetricsSettings(defaults),

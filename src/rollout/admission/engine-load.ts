@@ -1,8 +1,9 @@
 // What session admission reads from the inference engines: the running batch, the waiting queue, the KV
 // cache, preemptions. One reading covers every replica of the model (summed; KV usage their mean). The
-// one seam to the engines' metrics is `EngineLoadSource`: polar serve feeds it from its /metrics poller,
-// the GPU benchmark from the simulated engine's snapshot.
+// seam to the engines' metrics is one reading at a time: `polar rollout` and `polar serve` take it from
+// their /metrics poller (engineLoadFromSnapshot), the GPU benchmark from the simulated engine's snapshot.
 import type { EngineMetricsSnapshot } from '../../sim/engine/engine-metrics.js';
+import type { EngineSnapshot } from '../../upstream/metrics/engine-snapshot.js';
 
 export interface EngineLoad {
   /** Requests in the running batch (vllm:num_requests_running). */
@@ -21,9 +22,6 @@ export interface EngineLoad {
   paused: boolean;
 }
 
-/** The latest reading, or null while none has arrived (or the engines do not answer /metrics). */
-export type EngineLoadSource = () => EngineLoad | null;
-
 /** The simulator's engine snapshot as a load reading (the benchmark and the simulator's tests). */
 export function engineLoadFromSimulator(snapshot: EngineMetricsSnapshot): EngineLoad {
   return {
@@ -35,4 +33,14 @@ export function engineLoadFromSimulator(snapshot: EngineMetricsSnapshot): Engine
     maxNumSeqs: snapshot.capacity.maxNumSeqs,
     paused: snapshot.paused || snapshot.sleepLevel > 0,
   };
+}
+
+/**
+ * polar's engine metrics poller's snapshot (every replica summed) as a load reading; null while the replicas'
+ * gauges are unknown (no scrape answered yet, or no /metrics). `paused`: polar holds generation (a pause).
+ */
+export function engineLoadFromSnapshot(snapshot: EngineSnapshot, paused: boolean): EngineLoad | null {
+  const { running, waiting, kvUsage, kvCapacityTokens, preemptions } = snapshot.total;
+  if (running === null || waiting === null || kvUsage === null) return null;
+  return { running, waiting, kvUsage, kvCapacityTokens, preemptions: preemptions ?? 0, maxNumSeqs: null, paused };
 }

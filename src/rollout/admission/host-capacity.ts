@@ -15,8 +15,8 @@ export interface HarnessFootprint {
   samples: number;
 }
 
-/** A footprint for harnesses not measured yet: 1 GiB at peak, one core. */
-export const DEFAULT_FOOTPRINT: HarnessFootprint = { peakMemoryBytes: 2 ** 30, meanCpuCores: 1, samples: 0 };
+/** A footprint for harnesses not measured yet: 1 GiB at peak, half a core on average. */
+export const DEFAULT_FOOTPRINT: HarnessFootprint = { peakMemoryBytes: 2 ** 30, meanCpuCores: 0.5, samples: 0 };
 
 export interface HostResources {
   /** Memory free now (os.freemem()), bytes. */
@@ -72,6 +72,17 @@ export class HarnessFootprints {
   /** The harness's measured footprint, else the default. */
   of(harness: string): HarnessFootprint {
     return this.byHarness.get(harness) ?? DEFAULT_FOOTPRINT;
+  }
+
+  /** The most demanding footprint measured (largest peak memory, and largest mean CPU), else the default. */
+  largest(): HarnessFootprint {
+    const measured = [...this.byHarness.values()];
+    if (measured.length === 0) return DEFAULT_FOOTPRINT;
+    return {
+      peakMemoryBytes: Math.max(...measured.map((footprint) => footprint.peakMemoryBytes)),
+      meanCpuCores: Math.max(...measured.map((footprint) => footprint.meanCpuCores)),
+      samples: measured.reduce((sum, footprint) => sum + footprint.samples, 0),
+    };
   }
 
   all(): Record<string, HarnessFootprint> {

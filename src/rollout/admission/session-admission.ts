@@ -20,6 +20,8 @@ export interface AdmissionState {
 }
 
 export interface SessionAdmission {
+  /** Sessions holding a place now. */
+  readonly active: number;
   /** Waits for a place (in arrival order); resolves with the function that gives it back (idempotent). Rejects with `signal`'s reason. */
   acquire(signal?: AbortSignal): Promise<() => void>;
   /** A new engine reading at `now` (ms on a steady clock); ignored by fixed admission. */
@@ -34,8 +36,12 @@ interface Waiter {
 }
 
 abstract class AdmissionGate implements SessionAdmission {
-  protected active = 0;
+  #active = 0;
   private readonly waiters: Waiter[] = [];
+
+  get active(): number {
+    return this.#active;
+  }
 
   protected abstract mayStart(active: number): boolean;
   abstract observe(load: EngineLoad, now: number): void;
@@ -48,12 +54,12 @@ abstract class AdmissionGate implements SessionAdmission {
       const waiter: Waiter = {
         grant: () => {
           signal?.removeEventListener('abort', onAbort);
-          this.active += 1;
+          this.#active += 1;
           let given = false;
           resolve(() => {
             if (given) return;
             given = true;
-            this.active -= 1;
+            this.#active -= 1;
             this.pump();
           });
         },
@@ -75,7 +81,7 @@ abstract class AdmissionGate implements SessionAdmission {
 
   /** Starts waiting sessions while the policy allows. */
   protected pump(): void {
-    while (this.waiters.length > 0 && this.mayStart(this.active)) this.waiters.shift()?.grant();
+    while (this.waiters.length > 0 && this.mayStart(this.#active)) this.waiters.shift()?.grant();
   }
 }
 
