@@ -27,11 +27,15 @@ from .events import Event
 from .groups import Group, GroupIterator
 from .results import ResultsPage, Row
 from .retry import RetryPolicy
+from .weights import PUSHED_WEIGHTS, RELOAD_WEIGHTS, WEIGHTS_KINDS, Weights, disk_weights, lora_weights
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "PUSHED_WEIGHTS",
+    "RELOAD_WEIGHTS",
     "TERMINAL_STATUSES",
+    "WEIGHTS_KINDS",
     "Batch",
     "Conflict",
     "ConnectionLost",
@@ -53,5 +57,8 @@ __all__ = [
     "SessionCounts",
     "Unauthorized",
     "WaitTimeout",
+    "Weights",
     "__version__",
+    "disk_weights",
+    "lora_weights",
 ]

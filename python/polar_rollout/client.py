@@ -231,25 +231,54 @@ class PolarClient:
 
     # --- generation ----------------------------------------------------------------------------------
 
-    def pause(self, *, drain_timeout_ms: Optional[int] = None, request_timeout: Optional[float] = None, **extra: Any) -> Dict[str, Any]:
-        """Hold new model calls and drain those upstream for up to ``drain_timeout_ms`` (server default 60 000).
+    def pause(
+        self,
+        *,
+        mode: Optional[str] = None,
+        drain_timeout_ms: Optional[int] = None,
+        sleep: Optional[int] = None,
+        request_timeout: Optional[float] = None,
+        **extra: Any,
+    ) -> Dict[str, Any]:
+        """Pause generation around a weight sync.
 
-        Returns the server's answer, e.g. ``{"paused": True, "drained": True, "in_flight": 0, "policy_version": 3}``.
-        ``extra`` fields are sent as they are. The call waits for the drain: its read timeout is the drain
-        plus 30 s unless ``request_timeout`` says otherwise. Not repeated after a broken connection.
+        ``mode`` (server default ``"hold"``): ``"hold"`` holds new model calls and drains those upstream for up to
+        ``drain_timeout_ms`` (server default 60 000); ``"keep"`` also pauses every engine replica with its requests
+        frozen in place (they continue under the next resume's weights, each call recording where its version
+        changed); ``"abort"`` pauses every replica and ends its requests (their sessions are retried). ``sleep``
+        (1 or 2) then puts the engines to sleep once nothing is in flight (not with ``"keep"``).
+        Returns the server's answer, e.g. ``{"paused": True, "mode": "keep", "drained": False, "in_flight": 2,
+        "frozen": 2, "sleeping": None, "policy_version": 3}``. An engine that lacks the mode or sleep raises
+        ``Conflict`` whose hint says how to enable it. ``extra`` fields are sent as they are. The call waits for
+        the drain (and the sleep): its read timeout is the drain plus 30 s (plus 5 min with ``sleep``) unless
+        ``request_timeout`` says otherwise. Not repeated after a broken connection.
         """
         drain = 60_000 if drain_timeout_ms is None else drain_timeout_ms
-        timeout = request_timeout if request_timeout is not None else max(self.timeout, drain / 1000 + 30)
-        body = _present({"drain_timeout_ms": drain_timeout_ms, **extra})
+        timeout = request_timeout if request_timeout is not None else max(self.timeout, drain / 1000 + 30 + (300 if sleep is not None else 0))
+        body = _present({"mode": mode, "drain_timeout_ms": drain_timeout_ms, "sleep": sleep, **extra})
         return self._transport.call("POST", "/v1/generation/pause", read_json, body=body, idempotent=False, timeout=timeout)
 
-    def resume(self, *, policy_version: Optional[int] = None, request_timeout: Optional[float] = None, **extra: Any) -> Dict[str, Any]:
-        """Release held calls; calls sent from now on record ``policy_version`` (never lower than the current).
+    def resume(
+        self,
+        *,
+        policy_version: Optional[int] = None,
+        weights: Optional[Mapping[str, str]] = None,
+        request_timeout: Optional[float] = None,
+        **extra: Any,
+    ) -> Dict[str, Any]:
+        """Wake the engines if asleep, load ``weights`` on every replica, resume them and release held calls.
 
-        Returns e.g. ``{"paused": False, "policy_version": 4}``. Not repeated after a broken connection.
+        Calls sent from now on record ``policy_version`` (never lower than the current). ``weights`` (see
+        :mod:`polar_rollout.weights`: ``disk_weights(path)``, ``lora_weights(name, path)``, ``RELOAD_WEIGHTS``,
+        ``PUSHED_WEIGHTS``) needs a ``policy_version`` above the current one; a replica that fails to load them
+        leaves generation paused (``ServerError``, status 502). Returns e.g. ``{"paused": False,
+        "policy_version": 4, "weights": "reload", "version_boundaries": 2, "version_unobserved": 0,
+        "upstream_model": None}``. The read timeout is 15 minutes unless ``request_timeout`` says otherwise (a
+        weight load takes time). Not repeated after a broken connection.
         """
-        body = _present({"policy_version": policy_version, **extra})
-        return self._transport.call("POST", "/v1/generation/resume", read_json, body=body, idempotent=False, timeout=request_timeout)
+        body = _present({"policy_version": policy_version, "weights": dict(weights) if weights is not None else None, **extra})
+        timeout = request_timeout if request_timeout is not None else (max(self.timeout, 900.0) if weights is not None else None)
+        return self._transport.call("POST", "/v1/generation/resume", read_json, body=body, idempotent=False, timeout=timeout)
 
     def status(self) -> Dict[str, Any]:
         """Generation (paused, policy version, in flight, held), queue per stage, batches, model, replicas."""

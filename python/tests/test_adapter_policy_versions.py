@@ -42,6 +42,14 @@ class Helpers(unittest.TestCase):
         self.assertEqual(answer, {"paused": False, "policy_version": 2})
         self.assertEqual(generation_calls(client), [("pause", {"drain_timeout_ms": 5_000, "mode": "keep"}), ("resume", {"policy_version": 2})])
 
+    def test_sync_weights_sends_the_mode_sleep_and_weights(self) -> None:
+        client = support.FakeClient(constructed(), policy_version=1)
+        sync_weights(client, 3, mode="hold", sleep=1, weights={"kind": "reload"}, drain_timeout_ms=1_000)
+        self.assertEqual(
+            generation_calls(client),
+            [("pause", {"drain_timeout_ms": 1_000, "mode": "hold", "sleep": 1}), ("resume", {"policy_version": 3, "weights": {"kind": "reload"}})],
+        )
+
     def test_a_failed_push_leaves_generation_paused(self) -> None:
         client = support.FakeClient(constructed(), policy_version=1)
 

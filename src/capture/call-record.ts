@@ -31,7 +31,13 @@ export type CallStatus =
    * The upstream answered as another model than the one polar sent (an infrastructure fault: the
    * server's routing or adapter names changed). The client still got its answer; never trained on.
    */
-  | 'model_mismatch';
+  | 'model_mismatch'
+  /**
+   * The inference engine ended the request early (finish_reason `abort`: a trainer's pause in abort mode, a
+   * sleep): the tokens are a cut-off sample. The client got an error; never trained on, and the session is
+   * an infrastructure failure (retried).
+   */
+  | 'engine_aborted';
 
 export const CALL_STATUSES: readonly CallStatus[] = [
   'ok',
@@ -45,6 +51,7 @@ export const CALL_STATUSES: readonly CallStatus[] = [
   'invalid_request',
   'internal_error',
   'model_mismatch',
+  'engine_aborted',
 ];
 
 /** Statuses caused by the model server or the machinery, not by the agent (kept out of the loss). */
@@ -56,6 +63,7 @@ export const INFRASTRUCTURE_CALL_STATUSES: readonly CallStatus[] = [
   'upstream_timeout',
   'internal_error',
   'model_mismatch',
+  'engine_aborted',
 ];
 
 /** Sampling values of one call in upstream (snake_case) names. */
@@ -141,6 +149,18 @@ export interface CallRecord {
   tokenInFallback?: { reason: string; detail: string } | null;
   /** The trainer's policy version in force when the call was sent upstream (`polar serve` pause/resume). */
   policyVersion?: number | null;
+  /**
+   * Where the version of the call's sampled tokens changed while it was in flight (a keep pause resumed with new
+   * weights): `[token index, version]` pairs, ascending; tokens before the first index carry `policyVersion`.
+   * Null or absent: every sampled token carries `policyVersion`.
+   */
+  versionBoundaries?: [number, number][] | null;
+  /**
+   * Why the call's per-token versions cannot be known (`non-streaming-upstream`: a keep pause changed the weights
+   * while its answer was not streamed; `weights-changed-while-running`: the weights changed under it on an engine
+   * polar had not paused). Such a call is never trained on. Null or absent: known.
+   */
+  versionUnobserved?: string | null;
   /** Base URL of the upstream replica the call was sent to (null: nothing was sent). */
   upstreamReplica?: string | null;
   /** The server family the call was sent to (`vllm`, `sglang`; null: nothing was sent). With `mode` it names the route: chat, /v1/completions or /generate. */

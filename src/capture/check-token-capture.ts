@@ -11,12 +11,19 @@ export const NO_TOKEN_IDS_MESSAGE =
   'training data and polar will not re-tokenize text to fill the gap. Fix: serve the model with vLLM >= 0.10.2 ' +
   '(it honours "return_token_ids": true), or point --upstream at such a server.';
 
+export const ENGINE_ABORTED_MESSAGE =
+  'The inference engine aborted this request before it finished (finish_reason "abort": a trainer paused generation ' +
+  'in abort mode, or put the engine to sleep); the cut-off sample is kept for diagnosis but is never training data, ' +
+  'and the session is retried. Pause with mode "keep" (or "hold") to let calls in flight finish.';
+
 /**
- * Contract: `ok` only when prompt ids and sampled ids are present, one logprob per sampled id, and
+ * Contract: `engine_aborted` when the engine ended the request early (finish_reason `abort`), whatever it sent;
+ * `ok` only when prompt ids and sampled ids are present, one logprob per sampled id, and
  * the counts equal the upstream's usage when it reported usage (reference/swebench-vllm.md B1.2).
  * Prompt ids still as JSON text count as present; their count is checked once they are parsed.
  */
 export function checkTokenCapture(capture: TokenCaptureLike): CaptureVerdict {
+  if (capture.finishReason === 'abort') return { status: 'engine_aborted', error: ENGINE_ABORTED_MESSAGE };
   if ((capture.promptTokenIds === null && capture.promptTokenIdsJson === undefined) || capture.tokenIds === null) {
     return { status: 'no_token_ids', error: NO_TOKEN_IDS_MESSAGE };
   }

@@ -1,6 +1,6 @@
 // Reduces a stored call to what the trajectory builders read.
 import type { StoredCall } from '../store/stored-call.js';
-import type { TrajectoryCall } from '../trajectory/trajectory-call.js';
+import { type TrajectoryCall, versionsFromBoundaries } from '../trajectory/trajectory-call.js';
 
 export function toTrajectoryCall(call: StoredCall): TrajectoryCall {
   return {
@@ -12,7 +12,9 @@ export function toTrajectoryCall(call: StoredCall): TrajectoryCall {
     logprobs: call.capture.logprobs,
     finishReason: call.capture.finishReason,
     response: call.response,
-    // One version for the whole call; a follow-up records where it changed inside a call (tokenVersions).
     policyVersion: call.policyVersion ?? null,
+    // Where a keep pause's weight update reached the call in flight, its tokens change version.
+    ...(call.versionBoundaries != null && call.capture.tokenIds !== null ? { tokenVersions: versionsFromBoundaries(call.policyVersion, call.versionBoundaries, call.capture.tokenIds.length) } : {}),
+    ...(call.versionUnobserved != null ? { versionUnobserved: call.versionUnobserved } : {}),
   };
 }

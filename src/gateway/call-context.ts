@@ -5,9 +5,11 @@ import type { CanonicalRequest, CanonicalResponse, GatewayErrorBody, Protocol } 
 import type { ProtocolAdapter } from '../providers/protocol-adapter.js';
 import type { EngineAdapter } from '../upstream/engines/engine.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
+import type { InFlightCall } from './in-flight-versions.js';
 import { sendError } from './send-json.js';
 
-export interface CallContext {
+/** The InFlightCall fields (streamed token count, version boundaries) are the generation gate's (in-flight-versions.ts). */
+export interface CallContext extends InFlightCall {
   res: ServerResponse;
   session: SessionRef;
   protocol: Protocol;
@@ -104,6 +106,8 @@ export async function commitCall(context: CallContext, outcome: CallOutcome): Pr
     mode: context.mode ?? null,
     tokenInFallback: context.tokenInFallback ?? null,
     policyVersion: context.policyVersion ?? null,
+    versionBoundaries: context.versionBoundaries ?? null,
+    versionUnobserved: context.versionUnobserved ?? null,
     upstreamReplica: context.upstreamRequest === null ? null : (context.upstreamReplica ?? null),
     engine: context.upstreamRequest === null ? null : context.engine.name,
   };

@@ -1,6 +1,9 @@
 // Pause and resume of generation around a trainer's weight sync: while paused, new model calls are held
-// before anything is sent upstream (the harness just waits for its answer); calls already upstream drain.
-// The policy version in force when a call is sent upstream is recorded on that call.
+// before anything is sent upstream (the harness just waits for its answer); calls already upstream drain,
+// or are frozen by the engine (a keep pause) and continue under the new weights after the resume, with the
+// token where their version changed recorded (in-flight-versions.ts). The policy version in force when a
+// call is sent upstream is recorded on that call.
+import { type InFlightCall, InFlightCalls, type VersionChange } from './in-flight-versions.js';
 
 export interface GenerationState {
   paused: boolean;
@@ -27,9 +30,23 @@ export interface GenerationControl {
    * `drainTimeoutMs` (default 60 000) with `drained: false` — generation stays paused either way.
    */
   pause(options?: { drainTimeoutMs?: number }): Promise<PauseResult>;
-  /** Releases the held calls; `policyVersion` (never lower than the current one) applies to every call sent from now on. */
-  resume(options?: { policyVersion?: number }): void;
+  /**
+   * Releases the held calls; `policyVersion` (never lower than the current one) applies to every call sent from
+   * now on, `upstreamModel` (a LoRA adapter loaded in place) is the model name they are sent with.
+   */
+  resume(options?: { policyVersion?: number; upstreamModel?: string }): void;
   state(): GenerationState;
+  /** The engine froze the calls in flight (keep pause): returns how many. */
+  freeze(): number;
+  /** Resolves once the frozen calls' upstream streams have been quiet for `quietMs` (false: still busy at `timeoutMs`). */
+  quiet(quietMs: number, timeoutMs: number): Promise<boolean>;
+  /**
+   * Weights of `version` apply to tokens sampled from now on (call before the engine resumes): frozen calls get
+   * their version boundary; with `weightsChanged`, calls that ran unpaused are marked unobservable.
+   */
+  changeVersion(version: number, weightsChanged: boolean): VersionChange;
+  /** The model name calls are sent with when a resume set one (a LoRA adapter), else undefined. */
+  upstreamModel(): string | undefined;
 }
 
 /** Thrown by `resume` for a policy version lower than the one in force. */
@@ -52,6 +69,8 @@ export class GenerationGate implements GenerationControl {
   #pausedAt: number | null = null;
   #policyVersion: number;
   #inFlight = 0;
+  #upstreamModel: string | undefined;
+  readonly #calls = new InFlightCalls();
   readonly #held = new Set<() => void>();
   readonly #drainWaiters = new Set<() => void>();
 
@@ -66,8 +85,9 @@ export class GenerationGate implements GenerationControl {
   /**
    * Waits while generation is paused, then counts the call as in flight and returns the policy
    * version it is sampled with. Rejects with HeldCallAbortedError when `signal` aborts while held.
+   * `call` is tracked until `leave(call)`, for the version boundaries of a keep pause.
    */
-  async enter(signal?: AbortSignal): Promise<number> {
+  async enter(signal?: AbortSignal, call?: InFlightCall): Promise<number> {
     while (this.#paused) {
       await new Promise<void>((resolve, reject) => {
         const release = (): void => {
@@ -87,12 +107,14 @@ export class GenerationGate implements GenerationControl {
       });
     }
     this.#inFlight += 1;
+    if (call !== undefined) this.#calls.add(call);
     this.#hooks.onEnter?.();
     return this.#policyVersion;
   }
 
   /** The call entered with `enter` has ended (answered, failed or aborted). */
-  leave(): void {
+  leave(call?: InFlightCall): void {
+    if (call !== undefined) this.#calls.delete(call);
     if (this.#inFlight === 0) return;
     this.#inFlight -= 1;
     this.#hooks.onLeave?.();
@@ -123,12 +145,14 @@ export class GenerationGate implements GenerationControl {
     return { drained: this.#inFlight === 0, inFlight: this.#inFlight };
   }
 
-  resume(options: { policyVersion?: number } = {}): void {
+  resume(options: { policyVersion?: number; upstreamModel?: string } = {}): void {
     const next = options.policyVersion ?? this.#policyVersion;
     if (!Number.isInteger(next) || next < this.#policyVersion) {
       throw new PolicyVersionError(`policy version ${next} is not an integer >= the current version ${this.#policyVersion}`);
     }
     this.#policyVersion = next;
+    if (options.upstreamModel !== undefined) this.#upstreamModel = options.upstreamModel;
+    this.#calls.thaw();
     this.#paused = false;
     this.#pausedAt = null;
     const held = [...this.#held];
@@ -138,5 +162,21 @@ export class GenerationGate implements GenerationControl {
 
   state(): GenerationState {
     return { paused: this.#paused, policyVersion: this.#policyVersion, inFlight: this.#inFlight, held: this.#held.size, pausedAt: this.#pausedAt };
+  }
+
+  freeze(): number {
+    return this.#calls.freeze();
+  }
+
+  quiet(quietMs: number, timeoutMs: number): Promise<boolean> {
+    return this.#calls.quiet(quietMs, timeoutMs);
+  }
+
+  changeVersion(version: number, weightsChanged: boolean): VersionChange {
+    return this.#calls.changeVersion(version, weightsChanged);
+  }
+
+  upstreamModel(): string | undefined {
+    return this.#upstreamModel;
   }
 }

@@ -61,7 +61,13 @@ export async function handleModelCall(
   replicaSignal?.addEventListener('abort', onReplicaDown, { once: true });
   try {
     context.requestedSampling = requestedSampling(parsed);
-    context.upstreamModel = await options.resolveUpstreamModel(abort.signal);
+    if (options.generation) {
+      // Held here while generation is paused; nothing of this call has reached the upstream yet.
+      context.policyVersion = await options.generation.enter(abort.signal, context);
+      entered = true;
+    }
+    // A LoRA adapter loaded in place at a resume is the model calls name from then on.
+    context.upstreamModel = options.generation?.upstreamModel() ?? (await options.resolveUpstreamModel(abort.signal));
     const buildOptions = { model: context.upstreamModel, maxTokensCap: options.maxTokensCap, sampling: options.sampling, reasoningField: options.reasoningField };
     const body = buildUpstreamRequest(parsed, buildOptions);
     context.sentSampling = sentSampling(parsed, buildOptions);
@@ -74,11 +80,8 @@ export async function handleModelCall(
     context.upstreamRequest = Buffer.from(JSON.stringify(body));
     context.mode = 'chat';
     const accept = upstreamStreams ? 'text/event-stream' : 'application/json';
-    if (options.generation) {
-      // Held here while generation is paused; nothing of this call has reached the upstream yet.
-      context.policyVersion = await options.generation.enter(abort.signal);
-      entered = true;
-    }
+    // A streamed answer shows how many tokens were sampled at any moment (a keep pause's version boundary).
+    if (upstreamStreams) context.streamedTokens = 0;
     const route = options.tokenIn ? await routeTokenIn(context.upstream, context.engine, context.session.id, body, options.tokenIn, abort.signal) : undefined;
     if (route) Object.assign(context, { mode: route.mode, tokenInFallback: route.fallback, upstreamRequest: route.body, afterCommit: route.committed });
     const upstream = route ? await route.send(abort.signal, accept) : await context.upstream.chatCompletions(context.upstreamRequest, abort.signal, accept);
@@ -92,7 +95,7 @@ export async function handleModelCall(
     context.res.off('close', onClientClose);
     await recordFailure(context, error, abort.signal.aborted);
   } finally {
-    if (entered) options.generation?.leave();
+    if (entered) options.generation?.leave(context);
     replicaSignal?.removeEventListener('abort', onReplicaDown);
   }
 }

@@ -53,6 +53,12 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
     return;
   }
   const verdict = checkTokenCapture(decoded.capture);
+  if (verdict.status === 'engine_aborted') {
+    // A cut-off sample: the harness gets the error a restarted server would give (and retries after the resume).
+    await commitCall(context, { status: verdict.status, error: verdict.error, httpStatus: 503, capture: decoded.capture, response: decoded.response, upstreamResponse: raw });
+    answerError(context, { kind: 'upstream-unavailable', status: 503, message: verdict.error ?? 'the inference engine aborted the request' });
+    return;
+  }
   if (verdict.status === 'no_token_ids') {
     const message = context.engine.noTokenIdsMessage;
     await commitCall(context, {

@@ -109,6 +109,7 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
       }
       if (typeof chunk.model === 'string') context.responseModel ??= chunk.model;
       const events = decoder.push(chunk, split?.promptIds);
+      if (context.streamedTokens !== undefined) context.streamedTokens = decoder.sampledCount;
       if (!res.headersSent && !decoder.hasPromptTokenIds) {
         // Refuse before streaming anything: a call without token ids is not training data.
         failStream('no_token_ids', { kind: 'upstream-error', status: 502, message: context.engine.noTokenIdsMessage });
@@ -128,6 +129,11 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
         return;
       }
       const verdict = checkTokenCapture(decoder.capture());
+      if (verdict.status === 'engine_aborted') {
+        // A cut-off sample: the stream ends in the protocol's error, not in a finished turn.
+        failStream('engine_aborted', { kind: 'upstream-unavailable', status: 503, message: verdict.error ?? 'the inference engine aborted the request' });
+        return;
+      }
       flush();
       settle({ status: verdict.status, error: verdict.error, httpStatus: 200, response: decoder.response() }, () => {
         write(encoder.encode(decoder.endEvent()));
@@ -146,6 +152,7 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
     };
 
     body.on('data', (chunk: Buffer) => {
+      context.lastUpstreamByteAt = performance.now();
       if (context.recordUpstreamResponse) raw.push(chunk);
       for (const data of parser.push(chunk)) onData(data);
       if (!settled) flush();

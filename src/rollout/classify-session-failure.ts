@@ -45,12 +45,17 @@ export const STALL_SHARE = 0.5;
 /** Exit code of a process killed by SIGKILL (the kernel's OOM killer sends it). */
 const SIGKILL_EXIT = 137;
 
-/** Call statuses that mean the captured data cannot be trusted, whatever the agent did after. */
+/**
+ * Call statuses that mean the captured data cannot be trusted, whatever the agent did after. An engine abort
+ * (a trainer's pause in abort mode) cut a sample off: the harness saw an error and may have retried and
+ * finished, but the trajectory is not the policy's, so the session is retried (or leaves its group).
+ */
 const INTEGRITY_FAILURES: Readonly<Record<string, SessionReason>> = {
   no_token_ids: 'no_token_ids',
   token_mismatch: 'no_token_ids',
   model_mismatch: 'model_mismatch',
   upstream_model_mismatch: 'model_mismatch',
+  engine_aborted: 'engine_aborted',
 };
 
 /** The infrastructure reason of one failed call, or undefined when the call's failure is not infrastructure. */
@@ -82,14 +87,14 @@ export function classifySessionFailure(facts: AgentRunFacts): SessionClassificat
     if (longest !== undefined && (longest.ms >= STALL_SHARE * window || (cutOff && inFlight >= STALL_SHARE * window))) {
       return infra('model_stalled', `the deadline passed while the model was stalled: model calls were in flight for ${seconds(inFlight)} of the agent's ${seconds(window)} (call ${longest.seq}: ${seconds(longest.ms)})`);
     }
-    if (integrity !== undefined) return infra(INTEGRITY_FAILURES[integrity.status] as SessionReason, `call ${integrity.seq} was captured without trustworthy tokens (${integrity.status})`);
+    if (integrity !== undefined) return infra(INTEGRITY_FAILURES[integrity.status] as SessionReason, integrityDetail(integrity));
     return { status: 'timeout', reason: 'agent_deadline', detail: `the agent used its whole deadline of ${seconds(window)} while the model answered; it was stopped`, retryable: false };
   }
   if (facts.exitCode === SIGKILL_EXIT && facts.oomKills > 0) {
     return infra('container_oom', `the harness was killed by the container's memory limit (${facts.oomKills} OOM kill(s), exit ${SIGKILL_EXIT})`);
   }
   if (integrity !== undefined) {
-    return infra(INTEGRITY_FAILURES[integrity.status] as SessionReason, `call ${integrity.seq} was captured without trustworthy tokens (${integrity.status})`);
+    return infra(INTEGRITY_FAILURES[integrity.status] as SessionReason, integrityDetail(integrity));
   }
   if (facts.exitCode === 0) return { status: 'completed', reason: 'agent_finished', detail: 'the harness exited 0', retryable: false };
   if (transport !== undefined) {
@@ -103,6 +108,12 @@ export function classifySessionFailure(facts: AgentRunFacts): SessionClassificat
     return { status: 'agent_error', reason: 'upstream_rejected', detail: `the model server rejected the harness's request (HTTP ${last.httpStatus}); the harness exited with ${facts.exitCode}`, retryable: false };
   }
   return { status: 'agent_error', reason: 'agent_crashed', detail: `the harness exited with code ${facts.exitCode}`, retryable: false };
+}
+
+function integrityDetail(call: CallOutline): string {
+  return call.status === 'engine_aborted'
+    ? `call ${call.seq} was aborted by the inference engine (a pause in abort mode): its sample is cut off`
+    : `call ${call.seq} was captured without trustworthy tokens (${call.status})`;
 }
 
 /** The call that was in flight longest inside the agent's window (a call still open at the end counts to the end). */

@@ -3,6 +3,7 @@
 // `--max-staleness` wait of sessions whose batch is too many versions behind.
 import type { Gateway } from '../gateway/create-gateway.js';
 import type { GenerationControl } from '../gateway/generation-control.js';
+import type { VersionChange } from '../gateway/in-flight-versions.js';
 
 export interface EngineGenerationState {
   paused: boolean;
@@ -25,6 +26,8 @@ function controlOf(gateway: Gateway): GenerationControl | undefined {
 
 export class EngineGeneration {
   private paused = false;
+  /** The model name a resume set (a LoRA adapter), applied to gateways that start later too. */
+  private model: string | undefined;
   private readonly gateways = new Set<Gateway>();
   private waiters: (() => void)[] = [];
   private staleWaiting = 0;
@@ -32,7 +35,11 @@ export class EngineGeneration {
   constructor(
     private version: number,
     private readonly maxStaleness: number | undefined,
-  ) {}
+    /** A model name a resume set before a restart (a LoRA adapter loaded in place). */
+    upstreamModel?: string,
+  ) {
+    this.model = upstreamModel;
+  }
 
   get policyVersion(): number {
     return this.version;
@@ -41,6 +48,7 @@ export class EngineGeneration {
   /** A new batch gateway: it takes the current pause state. Returns the function that forgets it. */
   attach(gateway: Gateway): () => void {
     this.gateways.add(gateway);
+    if (this.model !== undefined) controlOf(gateway)?.resume({ policyVersion: this.version, upstreamModel: this.model });
     if (this.paused) void controlOf(gateway)?.pause({ drainTimeoutMs: 0 });
     return () => this.gateways.delete(gateway);
   }
@@ -51,12 +59,38 @@ export class EngineGeneration {
     return { drained: results.every((result) => result.drained), inFlight: results.reduce((sum, result) => sum + result.inFlight, 0) };
   }
 
-  resume(policyVersion?: number): number {
+  /** `upstreamModel`: the model name calls are sent with from now on (a LoRA adapter loaded in place). */
+  resume(policyVersion?: number, upstreamModel?: string): number {
     this.version = policyVersion ?? this.version;
     this.paused = false;
-    for (const gateway of this.gateways) controlOf(gateway)?.resume({ policyVersion: this.version });
+    if (upstreamModel !== undefined) this.model = upstreamModel;
+    for (const gateway of this.gateways) controlOf(gateway)?.resume({ policyVersion: this.version, ...(this.model !== undefined ? { upstreamModel: this.model } : {}) });
     for (const wake of this.waiters.splice(0)) wake();
     return this.version;
+  }
+
+  /** The engine froze the calls in flight on every gateway (a keep pause); returns how many. */
+  freeze(): number {
+    let frozen = 0;
+    for (const gateway of this.gateways) frozen += controlOf(gateway)?.freeze() ?? 0;
+    return frozen;
+  }
+
+  /** Resolves once every frozen call's upstream stream has been quiet for quietMs (false: not by timeoutMs). */
+  async quiet(quietMs: number, timeoutMs: number): Promise<boolean> {
+    const results = await Promise.all([...this.gateways].map((gateway) => controlOf(gateway)?.quiet(quietMs, timeoutMs) ?? true));
+    return results.every(Boolean);
+  }
+
+  /** Weights of `version` apply from now on, on every gateway (before the engine resumes). */
+  changeVersion(version: number, weightsChanged: boolean): VersionChange {
+    const total: VersionChange = { boundaries: 0, unobserved: 0 };
+    for (const gateway of this.gateways) {
+      const change = controlOf(gateway)?.changeVersion(version, weightsChanged);
+      total.boundaries += change?.boundaries ?? 0;
+      total.unobserved += change?.unobserved ?? 0;
+    }
+    return total;
   }
 
   /** Waits while a batch of `policyVersion` is more than maxStaleness versions behind (or until `signal`). */

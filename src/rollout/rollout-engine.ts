@@ -25,6 +25,10 @@ import { agentSlotsFor } from './admission/create-session-admission.js';
 import type { SessionStage } from '../store/run-repository.js';
 import { batchSampling, checkBatchRequest, requestHash, type BatchRequest } from './batch-request.js';
 import { EngineGeneration, type EngineGenerationState } from './engine-generation.js';
+import { GenerationConflictError, GenerationController, type GenerationControlState, type GenerationStepEvent, type PauseOutcome, type PauseRequest, type ResumeOutcome, type ResumeRequest } from './generation-controller.js';
+import { isSimulatorSpec } from './start-rollout-upstream.js';
+import { EngineFleet, type FleetReplica, type ReplicaControlState } from '../upstream/control/engine-fleet.js';
+import { detectEngine } from '../upstream/engines/detect-engine.js';
 import type { RolloutEvent } from './rollout-events.js';
 import { engineMetricsSettings, resumeRollout, runRollout, type RolloutContext, type RolloutOptions, type RolloutResult } from './run-rollout.js';
 
@@ -32,7 +36,7 @@ export type EngineEvent =
   | { type: 'batch'; batchId: string; status: BatchStatus; reason: string | null }
   | { type: 'session'; batchId: string; event: RolloutEvent }
   | { type: 'group'; batchId: string; seq: number; instanceId: string }
-  | { type: 'generation'; paused: boolean; policyVersion: number };
+  | ({ type: 'generation' } & GenerationStepEvent);
 
 export type EngineListener = (event: EngineEvent) => void;
 
@@ -83,6 +87,8 @@ export interface EngineStatus {
   engine: EngineSnapshot | null;
   /** The admission gate in front of the agent stage (null until the shared scheduler exists). */
   admission: SchedulerAdmissionState | null;
+  /** Engine control: the pause mode and sleep polar applied, and each replica's control state (null until probed). */
+  control: GenerationControlState & { replicas: readonly ReplicaControlState[] | null };
 }
 
 interface ActiveBatch {
@@ -98,6 +104,10 @@ export class RolloutEngine {
   private readonly listeners = new Set<EngineListener>();
   private readonly active = new Map<string, ActiveBatch>();
   private readonly gate: EngineGeneration;
+  private readonly controller: GenerationController;
+  /** The engine replicas under control, made (and probed) on first use. */
+  private fleetPromise: Promise<EngineFleet> | undefined;
+  private fleetReady: EngineFleet | undefined;
   private readonly deadlines = new Map<string, NodeJS.Timeout>();
   private closing = false;
   /** The one scheduler (gateway, stage pools) every batch runs in; made when the first batch starts. */
@@ -109,8 +119,22 @@ export class RolloutEngine {
   constructor(private readonly options: RolloutEngineOptions) {
     if (options.upstreams.length === 0) throw new UsageError('polar serve needs an upstream', 'e.g. --upstream http://127.0.0.1:8000/v1 or --upstream sim:oracle');
     const stored = options.store.batches.policyVersion() ?? options.store.batches.list().reduce((max, batch) => Math.max(max, batch.policyVersion), 0);
-    this.gate = new EngineGeneration(options.policyVersion ?? stored, options.maxStaleness);
+    // After a restart, calls keep naming a LoRA adapter a resume loaded in place.
+    const lora = options.store.engineControl.state()?.['upstreamModel'];
+    this.gate = new EngineGeneration(options.policyVersion ?? stored, options.maxStaleness, typeof lora === 'string' ? lora : undefined);
     options.store.batches.setPolicyVersion(this.gate.policyVersion);
+    this.controller = new GenerationController({
+      gate: this.gate,
+      fleet: () => this.engineFleet(),
+      store: options.store.engineControl,
+      emit: (event) => this.emit({ type: 'generation', ...event }),
+      onVersion: (version) => {
+        options.store.batches.setPolicyVersion(version);
+        this.schedule();
+      },
+    });
+    // The engines were left paused or asleep by a previous process: calls stay held until a resume.
+    if (this.controller.enginesHeld) void this.gate.pause(0);
     mkdirSync(options.workDir, { recursive: true });
   }
 
@@ -123,6 +147,8 @@ export class RolloutEngine {
   start(): void {
     for (const batch of this.options.store.batches.unfinished()) this.armDeadline(batch);
     this.schedule();
+    // What the engines offer shows in /v1/status from the start (a simulator upstream: once it runs).
+    if (!this.options.upstreams.some(isSimulatorSpec)) void this.engineFleet().catch(() => undefined);
   }
 
   /** Stores a batch and queues it; a repeated idempotency key with the same body returns the first batch. */
@@ -174,21 +200,14 @@ export class RolloutEngine {
     return store.batches.get(id) ?? batch;
   }
 
-  async pause(drainTimeoutMs: number): Promise<{ drained: boolean; inFlight: number }> {
-    const result = await this.gate.pause(drainTimeoutMs);
-    this.emit({ type: 'generation', paused: true, policyVersion: this.gate.policyVersion });
-    return result;
+  /** Holds new calls, pauses the engines (keep / abort) and optionally puts them to sleep (generation-controller.ts). */
+  pause(request: PauseRequest): Promise<PauseOutcome> {
+    return this.controller.pause(request);
   }
 
-  resume(policyVersion?: number): number {
-    if (policyVersion !== undefined && policyVersion < this.gate.policyVersion) {
-      throw new UsageError(`policy_version ${policyVersion} is older than the current ${this.gate.policyVersion}`, 'Policy versions only grow.');
-    }
-    if (policyVersion !== undefined) this.options.store.batches.setPolicyVersion(policyVersion);
-    const version = this.gate.resume(policyVersion);
-    this.emit({ type: 'generation', paused: false, policyVersion: version });
-    this.schedule();
-    return version;
+  /** Wakes the engines, loads new weights on every replica, resumes them and releases the calls with the version. */
+  resume(request: ResumeRequest = {}): Promise<ResumeOutcome> {
+    return this.controller.resume(request);
   }
 
   generation(): EngineGenerationState {
@@ -221,7 +240,35 @@ export class RolloutEngine {
     const replicas = this.options.replicas?.() ?? this.scheduler?.scheduler.gateway.replicas() ?? this.replicaStatuses(inFlight);
     const engine = this.options.engineStatus?.() ?? this.scheduler?.scheduler.engineMetrics.snapshot() ?? null;
     const admission = this.scheduler?.scheduler.admissionState() ?? null;
-    return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas, engine, admission };
+    const control = { ...this.controller.state(), replicas: this.fleetReady?.replicas ?? null };
+    return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas, engine, admission, control };
+  }
+
+  /**
+   * The engine replicas polar controls, probed once: the configured URLs (family from --engine, else asked of
+   * the server), or, for simulator upstreams, the ones the shared scheduler started.
+   */
+  private engineFleet(): Promise<EngineFleet> {
+    this.fleetPromise ??= (async () => {
+      let replicas: FleetReplica[];
+      if (this.options.upstreams.some(isSimulatorSpec)) {
+        if (this.options.executor !== undefined) throw new GenerationConflictError('engine control needs the simulator upstream started, and this engine runs no shared scheduler', 'Give the simulators as URLs (polar sim).');
+        const { upstream } = await this.sharedScheduler();
+        replicas = upstream.urls.map((url, index) => ({ url, engine: upstream.profiles[index]?.engine ?? 'vllm' }));
+      } else {
+        const named = this.options.defaults?.engine;
+        replicas = await Promise.all(this.options.upstreams.map(async (url) => ({ url: url.replace(/\/+$/, ''), engine: named ?? (await detectEngine(url)).engine })));
+      }
+      const fleet = new EngineFleet(replicas, { onStep: (step) => this.options.store.engineControl.append(step) });
+      await fleet.probe();
+      this.fleetReady = fleet;
+      return fleet;
+    })();
+    const attempt = this.fleetPromise;
+    attempt.catch(() => {
+      if (this.fleetPromise === attempt) this.fleetPromise = undefined;
+    });
+    return attempt;
   }
 
   /** Stops every running batch (they stay resumable: status running), waits for them, closes the scheduler. */
@@ -271,6 +318,8 @@ export class RolloutEngine {
         });
         this.gate.attach(scheduler.gateway);
         this.scheduler = { scheduler, start: scheduler.gateway.activity() };
+        // Simulator upstreams have URLs now: what they offer shows in /v1/status.
+        if (this.options.upstreams.some(isSimulatorSpec)) setImmediate(() => void this.engineFleet().catch(() => undefined));
         return scheduler;
       } catch (error) {
         await upstream.close();

@@ -36,6 +36,8 @@ export interface RunManifest {
      * the preflight with the same model and template fingerprint.
      */
     replicas?: string[];
+    /** Engine-control features the (first) server offered at the preflight, and those it lacked (absent in older manifests). */
+    control?: { offered: string[]; missing: string[] };
   };
   /** The sampling policy enforced on every upstream call. */
   sampling: Record<string, unknown>;

@@ -27,6 +27,7 @@ import type { EngineMetricsSettings } from '../upstream/metrics/start-engine-met
 import type { EngineName } from '../upstream/engines/engine-name.js';
 import { prepareRolloutUpstream, type RolloutUpstreamOptions } from './prepare-rollout-upstream.js';
 import type { RolloutEventListener } from './rollout-events.js';
+import type { ControlCapabilities } from '../upstream/engines/engine-control.js';
 import { describeHost, describeReplicas, readPolarVersion, RUN_MANIFEST_VERSION, sha256File, type RunManifest } from './run-manifest.js';
 import { resumesInPost } from './run-job.js';
 import { defaultPipelineSizes, type PipelineSizes } from './run-pipeline.js';
@@ -292,6 +293,7 @@ async function buildManifest(
       // This run's sampling (a shared upstream's profile was preflighted with the default sampling).
       logprobMismatchAllowed: logprobSamplingMismatch(profile.logprobMode, sampling) !== null && options.allowLogprobMismatch === true,
       reasoningField: profile.reasoningField,
+      ...(profile.control ? { control: summarizeControl(profile.control) } : {}),
       ...describeReplicas([options.upstream, ...(options.replicas ?? [])], urls),
     },
     sampling: { ...sampling },
@@ -307,6 +309,11 @@ async function buildManifest(
     images: {},
     host: describeHost(runtime.engineVersion ? await runtime.engineVersion().catch(() => null) : null),
   };
+}
+
+function summarizeControl(control: ControlCapabilities): { offered: string[]; missing: string[] } {
+  const features = Object.entries(control.features);
+  return { offered: features.filter(([, support]) => support.available === 'yes').map(([name]) => name), missing: features.filter(([, support]) => support.available === 'no').map(([name]) => name) };
 }
 
 function selectRecords(dataset: SwebenchRecord[], instanceIds: string[] | undefined): SwebenchRecord[] {

@@ -18,7 +18,7 @@ export const OPENAPI_DOCUMENT = {
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
     responses: {
       Error: {
-        description: 'A JSON error: 400 invalid_request, 401 unauthorized, 404 not_found, 409 conflict, 413 payload_too_large, 500 internal.',
+        description: 'A JSON error: 400 invalid_request, 401 unauthorized, 404 not_found, 409 conflict, 413 payload_too_large, 500 internal, 502 engine_error.',
         content: json({ $ref: '#/components/schemas/Error' }, { error: { type: 'invalid_request', message: 'harness: Invalid input' } }),
       },
     },
@@ -153,21 +153,60 @@ export const OPENAPI_DOCUMENT = {
     },
     '/v1/generation/pause': {
       post: {
-        summary: 'Drain in-flight model calls (up to drain_timeout_ms) and hold new ones',
-        requestBody: { required: false, content: json({ type: 'object', properties: { drain_timeout_ms: { type: 'integer', minimum: 0, default: 60000 } } }) },
-        responses: { 200: { description: 'Paused', content: json({ type: 'object' }, { paused: true, drained: true, in_flight: 0, policy_version: 3 }) }, 400: error, 401: error },
+        summary: 'Hold new model calls, then pause the engines (keep: calls in flight frozen and continued after the resume; abort: ended) and optionally put them to sleep',
+        description:
+          'mode hold (default): the gateway holds new calls and the calls in flight drain (up to drain_timeout_ms); the engines are not touched. keep: every engine replica pauses with its requests frozen in place (vLLM /pause?mode=keep, SGLang /pause_generation in_place); they continue under the weights of the resume, each call recording where its version changed. abort: every replica aborts its requests (the calls end engine_aborted, their sessions infra_error). sleep 1|2: then put the engines to sleep, only once nothing is in flight (409 otherwise); not with keep (400). 409 conflict names the missing engine feature and how to enable it; 502 engine_error is the engine refusing.',
+        requestBody: {
+          required: false,
+          content: json(
+            { type: 'object', additionalProperties: false, properties: { mode: { enum: ['hold', 'keep', 'abort'], default: 'hold' }, drain_timeout_ms: { type: 'integer', minimum: 0, default: 60000 }, sleep: { enum: [1, 2] } } },
+            { mode: 'keep' },
+          ),
+        },
+        responses: {
+          200: { description: 'Paused', content: json({ type: 'object' }, { paused: true, mode: 'keep', drained: false, in_flight: 2, frozen: 2, sleeping: null, policy_version: 3 }) },
+          400: error,
+          401: error,
+          409: error,
+          502: error,
+        },
       },
     },
     '/v1/generation/resume': {
       post: {
-        summary: 'Release held calls; new calls are recorded with policy_version',
-        requestBody: { required: false, content: json({ type: 'object', properties: { policy_version: { type: 'integer', minimum: 0 } } }, { policy_version: 4 }) },
-        responses: { 200: { description: 'Resumed', content: json({ type: 'object' }, { paused: false, policy_version: 4 }) }, 400: error, 401: error },
+        summary: 'Wake the engines, load new weights on every replica, resume them and release held calls with policy_version',
+        description:
+          'weights (optional, with a policy_version above the current one): disk {model_path} (SGLang /update_weights_from_disk), lora {lora_name, lora_path} (vLLM /v1/load_lora_adapter in place; calls then name the adapter as their model), reload (vLLM /collective_rpc reload_weights + /reset_prefix_cache; SGLang from its model path), pushed (the trainer pushed them; SGLang gets the version label). Every replica is paused before any update; a failed update leaves everything paused (502 engine_error).',
+        requestBody: {
+          required: false,
+          content: json(
+            {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                policy_version: { type: 'integer', minimum: 0 },
+                weights: {
+                  type: 'object',
+                  required: ['kind'],
+                  properties: { kind: { enum: ['disk', 'lora', 'reload', 'pushed'] }, model_path: { type: 'string' }, lora_name: { type: 'string' }, lora_path: { type: 'string' } },
+                },
+              },
+            },
+            { policy_version: 4, weights: { kind: 'reload' } },
+          ),
+        },
+        responses: {
+          200: { description: 'Resumed', content: json({ type: 'object' }, { paused: false, policy_version: 4, weights: 'reload', version_boundaries: 2, version_unobserved: 0, upstream_model: null }) },
+          400: error,
+          401: error,
+          409: error,
+          502: error,
+        },
       },
     },
     '/v1/status': {
       get: {
-        summary: 'Queue depth per stage, batches, generation (pause, version, staleness), model busy fraction, engine metrics (per replica and total: running, waiting, KV usage, token rates, preemptions, effective utilisation and its ceiling), replicas',
+        summary: 'Queue depth per stage, batches, generation (pause, version, staleness), model busy fraction, engine metrics (per replica and total: running, waiting, KV usage, token rates, preemptions, effective utilisation and its ceiling), replicas, control (engine pause mode, sleep, per replica control state and features)',
         responses: { 200: { description: 'Status', content: json({ type: 'object' }) }, 401: error },
       },
     },

@@ -12,6 +12,8 @@ import { engineStatusJson } from './engine-status-json.js';
 import { prepareGroups, selectGroups, writeGroups } from './export-groups.js';
 import { OPENAPI_DOCUMENT } from './openapi-document.js';
 import { parseBatchBody } from './parse-batch-body.js';
+import { describeControl } from './describe-control.js';
+import { parsePauseBody, parseResumeBody } from './parse-generation-body.js';
 import { parseResultsQuery } from './results-query.js';
 import { HttpError, toErrorResponse } from './serve-error.js';
 
@@ -113,20 +115,29 @@ export function createServeApp(options: ServeAppOptions): Hono {
     }),
   );
   app.post('/v1/generation/pause', async (c) => {
-    const body = (await readJson(c, maxBody, true)) as { drain_timeout_ms?: unknown };
-    const drain = body.drain_timeout_ms ?? 60_000;
-    if (typeof drain !== 'number' || !Number.isInteger(drain) || drain < 0) throw new HttpError(400, 'invalid_request', 'drain_timeout_ms must be an integer ≥ 0');
-    const result = await engine.pause(drain);
-    const state = engine.generation();
-    return c.json({ paused: true, drained: result.drained, in_flight: result.inFlight, policy_version: state.policyVersion });
+    const request = parsePauseBody((await readJson(c, maxBody, true)) as Record<string, unknown>);
+    const outcome = await engine.pause(request);
+    return c.json({
+      paused: true,
+      mode: outcome.mode,
+      drained: outcome.drained,
+      in_flight: outcome.inFlight,
+      frozen: outcome.frozen,
+      sleeping: outcome.sleeping,
+      policy_version: outcome.policyVersion,
+    });
   });
   app.post('/v1/generation/resume', async (c) => {
-    const body = (await readJson(c, maxBody, true)) as { policy_version?: unknown };
-    const version = body.policy_version;
-    if (version !== undefined && (typeof version !== 'number' || !Number.isInteger(version) || version < 0)) {
-      throw new HttpError(400, 'invalid_request', 'policy_version must be an integer ≥ 0');
-    }
-    return c.json({ paused: false, policy_version: engine.resume(version) });
+    const request = parseResumeBody((await readJson(c, maxBody, true)) as Record<string, unknown>);
+    const outcome = await engine.resume(request);
+    return c.json({
+      paused: false,
+      policy_version: outcome.policyVersion,
+      weights: outcome.weightsKind,
+      version_boundaries: outcome.versionChange.boundaries,
+      version_unobserved: outcome.versionChange.unobserved,
+      upstream_model: outcome.upstreamModel,
+    });
   });
   app.get('/v1/status', (c) => {
     const status = engine.status();
@@ -147,6 +158,7 @@ export function createServeApp(options: ServeAppOptions): Hono {
       engine: engineStatusJson(status.engine),
       admission: admissionStatusJson(status.admission),
       replicas: status.replicas,
+      control: describeControl(status.control),
     });
   });
   return app;

@@ -1,5 +1,6 @@
 // JSON errors of `polar serve`: {"error":{"type","message","hint"?}} with the HTTP status of the failure.
 import { PolarError } from '../errors.js';
+import { ControlUnsupportedError, EngineControlError } from '../upstream/engines/engine-control.js';
 
 export type ServeErrorType =
   | 'unauthorized'
@@ -7,12 +8,13 @@ export type ServeErrorType =
   | 'invalid_request'
   | 'not_found'
   | 'conflict'
+  | 'engine_error'
   | 'internal';
 
 /** An error the HTTP layer answers with as is. */
 export class HttpError extends Error {
   constructor(
-    readonly status: 400 | 401 | 404 | 409 | 413 | 500,
+    readonly status: 400 | 401 | 404 | 409 | 413 | 500 | 502,
     readonly type: ServeErrorType,
     message: string,
   ) {
@@ -27,8 +29,11 @@ export interface ServeErrorBody {
 /** The status and body for anything a handler threw: typed polar errors map to 4xx, the rest to 500. */
 export function toErrorResponse(error: unknown): { status: HttpError['status']; body: ServeErrorBody } {
   if (error instanceof HttpError) return { status: error.status, body: { error: { type: error.type, message: error.message } } };
+  // An engine that lacks what was asked (409, the fix in the hint) or refused / failed it (502).
+  if (error instanceof ControlUnsupportedError) return { status: 409, body: { error: { type: 'conflict', message: error.message, hint: error.hint ?? '' } } };
+  if (error instanceof EngineControlError) return { status: 502, body: { error: { type: 'engine_error', message: error.message, ...(error.hint !== undefined ? { hint: error.hint } : {}) } } };
   if (error instanceof PolarError) {
-    const status = error.code === 'idempotency-conflict' ? 409 : error.code === 'not-found' ? 404 : error.code === 'internal' ? 500 : 400;
+    const status = error.code === 'idempotency-conflict' || error.code === 'generation-conflict' ? 409 : error.code === 'not-found' ? 404 : error.code === 'internal' ? 500 : 400;
     const type: ServeErrorType = status === 409 ? 'conflict' : status === 404 ? 'not_found' : status === 500 ? 'internal' : 'invalid_request';
     return { status, body: { error: { type, message: error.message, ...(error.hint !== undefined ? { hint: error.hint } : {}) } } };
   }

@@ -1,6 +1,7 @@
 // `sim[:<policy>][?option=value&option=value]`: the simulator as an --upstream, with the same options
 // as the `polar sim` flags (e.g. `sim:noop?served-model-name=a,b&logprobs-mode=processed&fail-after=2`,
-// `sim:noop?engine=sglang&token-ids=false`, `sim:oracle?gpu=qwen3-8b-h100&max-num-seqs=64`).
+// `sim:noop?engine=sglang&token-ids=false`, `sim:oracle?gpu=qwen3-8b-h100&max-num-seqs=64`,
+// `sim:oracle?dev-mode&enable-sleep-mode`: a bare option name means `true`).
 import { UsageError } from '../errors.js';
 import { asToolFormat, TOOL_FORMATS } from '../model-format/format-types.js';
 import { parseDriftSpec } from './sim-drift.js';
@@ -33,6 +34,10 @@ const text = (key: keyof SimSpecOptions): Setter => (options, value) => {
 /** A knob of the SGLang mode (`options.sglang`). */
 const sglang = <K extends keyof NonNullable<SimSpecOptions['sglang']>>(key: K, read: (value: string, name: string) => NonNullable<SimSpecOptions['sglang']>[K]): Setter => (options, value, name) => {
   options.sglang = { ...options.sglang, [key]: read(value, name) };
+};
+/** An engine-control start-up flag (`options.control`): dev mode, sleep mode, LoRA, memory saver. */
+const controlFlag = (key: keyof NonNullable<SimSpecOptions['control']>): Setter => (options, value, name) => {
+  options.control = { ...options.control, [key]: toBoolean(value, name) };
 };
 type GpuKey = Exclude<keyof SimGpuOptions, 'profile'>;
 /** A GPU override; the profile itself may come before or after it (`createSimEngine` checks that one is named). */
@@ -101,6 +106,12 @@ export const SIM_SPEC_OPTIONS: Record<string, Setter> = {
   'kv-cache-tokens': gpuSetting('kvCacheTokens', (value, name) => toInteger(value, name, 16)),
   'gpu-memory-utilization': gpuSetting('gpuMemoryUtilization', toFraction),
   'prefix-caching': gpuSetting('prefixCaching', toBoolean),
+  'dev-mode': controlFlag('devMode'),
+  'enable-sleep-mode': controlFlag('sleepMode'),
+  'enable-lora': controlFlag('lora'),
+  'runtime-lora-updating': controlFlag('runtimeLora'),
+  'enable-memory-saver': controlFlag('memorySaver'),
+  'pause-keep': controlFlag('pauseKeep'),
 };
 
 /** Splits `sim:<policy>?a=1&b=2` into the policy spec (`noop` for bare `sim`) and server options. */

@@ -29,6 +29,8 @@ import { submitGeneration } from './submit-generation.js';
 import { compatFor, DEFAULT_COMPAT } from './vllm-compat.js';
 import { resolveSglangSim, type SglangSimOptions, type ResolvedSglangSim } from './sglang/sglang-sim-options.js';
 import { SGLANG_ROUTES } from './sglang/sglang-routes.js';
+import { SimControl, type SimControlOptions } from './sim-control.js';
+import { VLLM_CONTROL_ROUTES } from './vllm-control-routes.js';
 import { clientGone, sendJson } from './write-response.js';
 
 /** What `/version` reports without --vllm-compat. */
@@ -83,6 +85,8 @@ export interface SimServerOptions {
   engine?: 'vllm' | 'sglang';
   /** SGLang mode only: its version, parsers, /tokenize and router (sglang/sglang-sim-options.ts). */
   sglang?: SglangSimOptions;
+  /** The start-up flags that decide which engine-control routes exist (dev mode, sleep mode, LoRA, memory saver). */
+  control?: SimControlOptions;
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0 (any free port). */
@@ -108,6 +112,8 @@ export interface SimServer {
   readonly stats: Readonly<SimServerStats>;
   /** The generation engine every route waits on: control (pause, weights, sleep) and metrics. */
   readonly engine: GenerationService;
+  /** The HTTP control routes' state and log: every control request in arrival order (SimControl.log). */
+  readonly control: SimControl;
   close(): Promise<void>;
 }
 
@@ -130,6 +136,8 @@ export interface ResolvedOptions {
   generation: GenerationService;
   /** Unix seconds the server started (the metrics' `_created`). */
   startedAt: number;
+  /** The control routes' flags, weight version, adapters and log. */
+  control: SimControl;
 }
 
 export async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -311,6 +319,7 @@ const ROUTES: RouteTable = {
     method: 'GET',
     run: (_req, res, o) => sendVllmMetrics(res, o.generation.metrics(), { modelName: o.modelName, legacyCacheNames: o.behaviour.compat.legacyCacheMetricNames, createdSeconds: o.startedAt }),
   },
+  ...VLLM_CONTROL_ROUTES,
 };
 
 async function route(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, stats: SimServerStats): Promise<void> {
@@ -343,6 +352,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     drift: options.drift,
     generation: driver,
     startedAt: Date.now() / 1000,
+    control: new SimControl(options.control),
   };
   const stats: SimServerStats = { requests: 0, inFlight: 0, disconnects: 0, counted: 0 };
   const server = createServer((req, res) => {
@@ -380,6 +390,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     port,
     stats,
     engine: driver,
+    control: resolved.control,
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         if (downTimer !== undefined) clearTimeout(downTimer);

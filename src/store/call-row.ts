@@ -44,6 +44,10 @@ export interface CallScalarRow {
   upstream_replica: string | null;
   /** vllm | sglang (NULL: nothing sent, or recorded before engines were stored). */
   engine: string | null;
+  /** JSON [[token_index, version], ...] (NULL: every token has policy_version). */
+  version_boundaries: string | null;
+  /** Why per-token versions are unknown (NULL: known). */
+  version_unobserved: string | null;
 }
 
 export const CALL_SCALAR_COLUMNS = [
@@ -82,6 +86,8 @@ export const CALL_SCALAR_COLUMNS = [
   'policy_version',
   'upstream_replica',
   'engine',
+  'version_boundaries',
+  'version_unobserved',
 ] as const satisfies readonly (keyof CallScalarRow)[];
 
 /** The raw-bytes fields stored as a diff against the previous call's same field. */

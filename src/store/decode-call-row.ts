@@ -31,6 +31,14 @@ function parseSampling(text: string | null): CallSamplingValues | null {
   return text === null ? null : (JSON.parse(text) as CallSamplingValues);
 }
 
+function parseBoundaries(text: string, id: number): [number, number][] {
+  const value: unknown = JSON.parse(text);
+  if (!Array.isArray(value) || !value.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every((n) => Number.isInteger(n) && n >= 0))) {
+    throw new DataError(`Call ${id} has malformed version_boundaries.`, 'The database may be corrupt.');
+  }
+  return value as [number, number][];
+}
+
 export function decodeCallRow(row: CallScalarRow, promptTokenIds: number[] | null, raw: CallRawBytes | null): StoredCall {
   return {
     id: row.id,
@@ -53,6 +61,8 @@ export function decodeCallRow(row: CallScalarRow, promptTokenIds: number[] | nul
     ...(row.policy_version === null ? {} : { policyVersion: row.policy_version }),
     ...(row.upstream_replica === null ? {} : { upstreamReplica: row.upstream_replica }),
     ...(row.engine === 'vllm' || row.engine === 'sglang' ? { engine: row.engine } : {}),
+    ...(row.version_boundaries === null ? {} : { versionBoundaries: parseBoundaries(row.version_boundaries, row.id) }),
+    ...(row.version_unobserved === null ? {} : { versionUnobserved: row.version_unobserved }),
     capture: {
       promptTokenIds,
       tokenIds: unpackNullableNumberArray(row.token_ids),

@@ -19,7 +19,7 @@ const INSERT_SQL = `INSERT INTO calls (
   client_request, client_request_base_call_id, client_request_prefix_len, client_request_suffix_len,
   upstream_request, upstream_request_base_call_id, upstream_request_prefix_len, upstream_request_suffix_len,
   upstream_response, requested_sampling, sent_sampling, response_model, mode, fallback_reason, fallback_detail, policy_version,
-  upstream_replica, engine
+  upstream_replica, engine, version_boundaries, version_unobserved
 ) VALUES (
   @session_id, @seq, @protocol, @path, @stream, @status, @error, @http_status, @requested_model, @upstream_model,
   @started_at, @ttfb_ms, @latency_ms, @finish_reason, @stop_reason, @prompt_tokens, @completion_tokens, @response,
@@ -27,7 +27,7 @@ const INSERT_SQL = `INSERT INTO calls (
   @client_request, @client_request_base_call_id, @client_request_prefix_len, @client_request_suffix_len,
   @upstream_request, @upstream_request_base_call_id, @upstream_request_prefix_len, @upstream_request_suffix_len,
   @upstream_response, @requested_sampling, @sent_sampling, @response_model, @mode, @fallback_reason, @fallback_detail, @policy_version,
-  @upstream_replica, @engine
+  @upstream_replica, @engine, @version_boundaries, @version_unobserved
 )`;
 
 /**
@@ -145,6 +145,8 @@ export function createCallInserter(db: Database.Database, reader: CallReader): C
       policy_version: record.policyVersion ?? null,
       upstream_replica: record.upstreamReplica ?? null,
       engine: record.engine ?? null,
+      version_boundaries: record.versionBoundaries == null || record.versionBoundaries.length === 0 ? null : JSON.stringify(record.versionBoundaries),
+      version_unobserved: record.versionUnobserved ?? null,
       finish_reason: capture.finishReason,
       stop_reason: capture.stopReason === null ? null : JSON.stringify(capture.stopReason),
       prompt_tokens: capture.promptTokens,

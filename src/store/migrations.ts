@@ -250,6 +250,31 @@ CREATE INDEX sessions_by_run_updated ON sessions(run_id, updated_at);
 ALTER TABLE calls ADD COLUMN engine TEXT;
 `,
   },
+  {
+    name: 'per-token policy versions of calls a weight update reached in flight, and the engine control log',
+    sql: `
+-- JSON [[token_index, version], ...]: from token_index on, the call's sampled tokens carry version (a keep pause
+-- resumed with new weights while the call was in flight). NULL: every token carries policy_version.
+ALTER TABLE calls ADD COLUMN version_boundaries TEXT;
+-- Why the call's per-token versions cannot be known (non-streaming-upstream, weights-changed-while-running);
+-- such a call is never trained on. NULL: known.
+ALTER TABLE calls ADD COLUMN version_unobserved TEXT;
+-- Every control request polar serve sent to an engine replica (pause, resume, sleep, wake, update-weights), in
+-- order, so a restarted server knows the engines' state; the current state itself is in serve_state.
+CREATE TABLE engine_control_log (
+  seq INTEGER PRIMARY KEY,
+  at INTEGER NOT NULL,
+  action TEXT NOT NULL,
+  replica TEXT NOT NULL,
+  ok INTEGER NOT NULL CHECK (ok IN (0, 1)),
+  detail TEXT,
+  mode TEXT,
+  level INTEGER,
+  weights_kind TEXT,
+  version INTEGER
+);
+`,
+  },
 ];
 
 /** The user_version a fully migrated database has. */

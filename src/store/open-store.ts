@@ -1,6 +1,7 @@
 // The Store: polar's SQLite database behind repositories, so no other module sees better-sqlite3.
 import { createBatchRepository, type BatchRepository } from './batch-repository.js';
 import { createCallRepository, type CallRepository } from './call-repository.js';
+import { createEngineControlRepository, type EngineControlRepository } from './engine-control-repository.js';
 import type Database from 'better-sqlite3';
 import { openDatabase } from './open-database.js';
 import { createStatsReader, type StoreStats, type StoreStatsOptions } from './read-store-stats.js';
@@ -18,6 +19,8 @@ export interface Store {
   readonly securityEvents: SecurityEventRepository;
   /** Batches of `polar serve` and their completed groups. */
   readonly batches: BatchRepository;
+  /** `polar serve`'s engine control log and state (pauses, sleeps, weight updates sent to the engines). */
+  readonly engineControl: EngineControlRepository;
   stats(options?: StoreStatsOptions): StoreStats;
   /** Closes the database (and ends the commit worker, rolling back commits under way); the store must not be used afterwards. Idempotent. */
   close(): void;
@@ -51,6 +54,7 @@ export function storeOver(db: Database.Database, path: string, readonly: boolean
     runs: createRunRepository(db),
     securityEvents: createSecurityEventRepository(db),
     batches: createBatchRepository(db),
+    engineControl: createEngineControlRepository(db),
     stats: createStatsReader(db),
     close() {
       calls.terminateCommits();

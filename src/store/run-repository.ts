@@ -38,6 +38,8 @@ export type SessionReason =
   | 'model_mismatch'
   /** infra_error: the deadline passed while one model call held most of the window (a stalled server). */
   | 'model_stalled'
+  /** infra_error: the inference engine aborted a model call (a trainer's pause in abort mode): a cut-off sample. */
+  | 'engine_aborted'
   /** infra_error: the harness was killed by the container's memory limit. */
   | 'container_oom'
   /** infra_error: the session container could not be created or started. */

@@ -64,7 +64,7 @@ export interface RunSessionQueries {
 export const SESSION_CALL_TOTALS = `
     (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq) AS call_count,
     (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq AND c.status = 'ok') AS ok_call_count,
-    (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq AND (c.status IN ('upstream_unavailable', 'upstream_timeout', 'no_token_ids', 'token_mismatch', 'model_mismatch') OR (c.status = 'upstream_error' AND c.http_status >= 500))) AS upstream_failures,
+    (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq AND (c.status IN ('upstream_unavailable', 'upstream_timeout', 'no_token_ids', 'token_mismatch', 'model_mismatch', 'engine_aborted') OR (c.status = 'upstream_error' AND c.http_status >= 500))) AS upstream_failures,
     (SELECT COALESCE(SUM(COALESCE(c.prompt_tokens, c.prompt_ids_len)), 0) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq) AS prompt_tokens,
     (SELECT COALESCE(SUM(COALESCE(c.completion_tokens, c.token_ids_len)), 0) FROM calls c WHERE c.session_id = s.id AND c.seq >= s.first_call_seq) AS sampled_tokens`;
 

@@ -25,7 +25,12 @@ export type NotTrainableDetail =
   /** Per-token policy versions were recorded, but not one per sampled token. */
   | 'version-count-mismatch'
   /** A policy version is not an integer >= 0 (rows use -1 for tokens the model did not sample). */
-  | 'invalid-version';
+  | 'invalid-version'
+  /**
+   * A weight update reached the call in flight where the token it took effect at could not be seen (a
+   * non-streamed answer across a keep pause, or weights changed on an engine polar had not paused).
+   */
+  | 'version-unobserved';
 
 /** vLLM clamps logprobs with max(x, -9999.0); anything at or below is not a real value. */
 export const CLAMPED_LOGPROB = -9999;
@@ -60,6 +65,7 @@ export function checkTrainable(call: TrajectoryCall): TrainableCheck {
   if (tokenIds.length === 0) return reject('empty-response');
   if (!logprobs.every(Number.isFinite)) return reject('non-finite-logprob');
   if (logprobs.some((value) => value <= CLAMPED_LOGPROB)) return reject('clamped-logprob');
+  if (call.versionUnobserved != null) return reject('version-unobserved');
   const versions = sampledTokenVersions(call);
   if (versions !== null && versions.length !== tokenIds.length) return reject('version-count-mismatch');
   if (versions !== null && !versions.every((version) => Number.isInteger(version) && version >= 0)) return reject('invalid-version');

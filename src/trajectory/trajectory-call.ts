@@ -34,6 +34,22 @@ export interface TrajectoryCall {
    * call untrainable (`version-count-mismatch`).
    */
   tokenVersions?: readonly number[] | null;
+  /**
+   * Why the per-token versions of this call cannot be known (a weight update reached it in flight where no
+   * token count was observable): the call is never trained on (`version-unobserved`).
+   */
+  versionUnobserved?: string | null;
+}
+
+/**
+ * The version of each of `count` sampled tokens: `policyVersion` before the first boundary, then each
+ * `[index, version]` boundary's version from its index on. Null without a policy version.
+ */
+export function versionsFromBoundaries(policyVersion: number | null | undefined, boundaries: readonly (readonly [number, number])[] | null | undefined, count: number): number[] | null {
+  if (policyVersion == null) return null;
+  const versions = new Array<number>(count).fill(policyVersion);
+  for (const [index, version] of boundaries ?? []) versions.fill(version, Math.min(index, count));
+  return versions;
 }
 
 /**

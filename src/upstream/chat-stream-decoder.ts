@@ -48,6 +48,11 @@ export class ChatStreamDecoder {
     return this.deferredPromptIds !== null;
   }
 
+  /** Sampled token ids received so far. */
+  get sampledCount(): number {
+    return this.tokenIds?.length ?? 0;
+  }
+
   /** True once the first chunk was pushed. */
   get hasStarted(): boolean {
     return this.started;

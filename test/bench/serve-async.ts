@@ -81,6 +81,23 @@ class SimulatedModel implements GenerationControl {
   state() {
     return { paused: this.paused, policyVersion: this.version, inFlight: this.inFlight, held: this.held, pausedAt: null };
   }
+
+  // No engine-side pause in this benchmark: nothing is frozen, no call spans a version change.
+  freeze(): number {
+    return 0;
+  }
+
+  async quiet(): Promise<boolean> {
+    return true;
+  }
+
+  changeVersion() {
+    return { boundaries: 0, unobserved: 0 };
+  }
+
+  upstreamModel(): string | undefined {
+    return undefined;
+  }
 }
 
 function simulatedExecutor(store: Store, model: SimulatedModel): BatchExecutor {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 
 const POLAR = path.resolve(import.meta.dirname, '../../bin/polar.js');
-const CHECKS = ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'eos-token-ids', 'template', 'metrics'];
+const CHECKS = ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'eos-token-ids', 'template', 'metrics', 'engine-control'];
 
 describe('polar doctor', () => {
   it('prints every check as a table and exits 0 for a healthy server', async () => {
@@ -54,7 +54,7 @@ describe('polar doctor against SGLang', () => {
     expect(healthy.exitCode).toBe(0);
     const profile = JSON.parse(healthy.stdout) as { engine: string; engineVersion: string; checks: { name: string }[] };
     expect(profile).toMatchObject({ engine: 'sglang', engineVersion: '0.5.19-polar-sim' });
-    expect(profile.checks.map((check) => check.name)).toEqual(['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'reasoning-parser', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'token-in', 'eos-token-ids', 'router', 'template', 'metrics']);
+    expect(profile.checks.map((check) => check.name)).toEqual(['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'reasoning-parser', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'token-in', 'eos-token-ids', 'router', 'template', 'metrics', 'engine-control']);
     // SGLang serves /metrics only with --enable-metrics: a warning that says so, never a failure.
     expect(healthy.stdout).toContain('--enable-metrics');
     const old = await runInProcess(['doctor', '--upstream', 'sim:noop?engine=sglang&token-ids=false', '--token-in']);

@@ -276,10 +276,10 @@ describe('polar serve HTTP API', () => {
   it('pauses and resumes generation with a policy version, visible in /v1/status', async () => {
     const h = await start();
     const paused = await h.call('POST', '/v1/generation/pause', { drain_timeout_ms: 100 });
-    expect(paused.json).toMatchObject({ paused: true, drained: true, policy_version: 0 });
+    expect(paused.json).toEqual({ paused: true, mode: 'hold', drained: true, in_flight: 0, frozen: 0, sleeping: null, policy_version: 0 });
     expect((await h.call('GET', '/v1/status')).json.generation).toMatchObject({ paused: true, policy_version: 0 });
     const resumed = await h.call('POST', '/v1/generation/resume', { policy_version: 3 });
-    expect(resumed.json).toEqual({ paused: false, policy_version: 3 });
+    expect(resumed.json).toEqual({ paused: false, policy_version: 3, weights: null, version_boundaries: 0, version_unobserved: 0, upstream_model: null });
     const status = (await h.call('GET', '/v1/status')).json;
     expect(status.generation).toMatchObject({ paused: false, policy_version: 3 });
     expect(Object.keys(status.queue)).toEqual(['queued', 'init', 'ready', 'running', 'post', 'done']);

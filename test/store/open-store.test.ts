@@ -33,7 +33,7 @@ describe('openStore', () => {
       journal: db.pragma('journal_mode', { simple: true }),
       tables: db.prepare<[], string>("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all(),
     }));
-    expect(facts).toEqual({ version: SCHEMA_VERSION, applicationId: POLAR_APPLICATION_ID, journal: 'wal', tables: ['batch_groups', 'batches', 'calls', 'runs', 'security_events', 'serve_state', 'sessions', 'tasks'] });
+    expect(facts).toEqual({ version: SCHEMA_VERSION, applicationId: POLAR_APPLICATION_ID, journal: 'wal', tables: ['batch_groups', 'batches', 'calls', 'engine_control_log', 'runs', 'security_events', 'serve_state', 'sessions', 'tasks'] });
   });
 
   it('reopens idempotently and keeps the data', () => {

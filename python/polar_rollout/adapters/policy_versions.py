@@ -46,22 +46,38 @@ def sync_weights(
     policy_version: int,
     update_weights: Optional[Callable[[], Any]] = None,
     *,
+    mode: Optional[str] = None,
     drain_timeout_ms: int = 60_000,
+    sleep: Optional[int] = None,
+    weights: Optional[Mapping[str, str]] = None,
     resume_options: Optional[Mapping[str, Any]] = None,
     **pause_options: Any,
 ) -> Dict[str, Any]:
     """Pause polar's generation, run the trainer's weight push into polar's engine, resume with ``policy_version``.
 
-    The pause holds new model calls (harnesses wait) and drains the ones in flight, so no call straddles the
-    push; ``pause_options`` go to ``POST /v1/generation/pause`` as they are (an engine-side mode such as
-    keeping or aborting in-flight requests, where the server offers one). Calls sent after the resume record
-    ``policy_version``. When ``update_weights`` raises, generation stays paused and the error propagates:
-    resume once the engine's weights are consistent. Returns the resume's answer.
+    ``mode`` is the pause's (``PolarClient.pause``): ``"hold"`` (the server's default) holds new model calls and
+    drains the ones in flight, so no call straddles the push; ``"keep"`` freezes the calls in flight in the
+    engine, which continue under the new weights with their per-token version boundary recorded; ``"abort"``
+    ends them (their sessions are retried). ``sleep`` (1 or 2) puts the engine to sleep during the push (one GPU:
+    the trainer gets the memory back); the resume wakes it. ``weights`` (``polar_rollout.weights``) are what
+    polar loads into the engine at the resume when ``update_weights`` does not push them itself; without them
+    the push is ``update_weights``' (give ``PUSHED_WEIGHTS`` to have SGLang label its answers with the
+    version). Other ``pause_options`` go to the pause as they are. Calls sent after the resume record
+    ``policy_version``. When ``update_weights`` raises, generation stays paused and the error propagates: resume
+    once the engine's weights are consistent. Returns the resume's answer.
     """
-    client.pause(drain_timeout_ms=drain_timeout_ms, **pause_options)
+    pause: Dict[str, Any] = {"drain_timeout_ms": drain_timeout_ms, **pause_options}
+    if mode is not None:
+        pause["mode"] = mode
+    if sleep is not None:
+        pause["sleep"] = sleep
+    client.pause(**pause)
     if update_weights is not None:
         update_weights()
-    answer: Dict[str, Any] = client.resume(policy_version=policy_version, **dict(resume_options or {}))
+    resume: Dict[str, Any] = dict(resume_options or {})
+    if weights is not None:
+        resume["weights"] = dict(weights)
+    answer: Dict[str, Any] = client.resume(policy_version=policy_version, **resume)
     return answer
 
 

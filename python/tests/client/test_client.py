@@ -9,7 +9,7 @@ from unittest import mock
 
 from fake_server import FakeServer, Reply, Request
 
-from polar_rollout import Batch, ExcludedSession, InvalidResponse, PolarClient, WaitTimeout
+from polar_rollout import RELOAD_WEIGHTS, Batch, ExcludedSession, InvalidResponse, PolarClient, WaitTimeout, disk_weights, lora_weights
 
 DESCRIBED = {
     "id": "b_1", "status": "running", "status_reason": None, "run": "serve-b_1", "harness": "pi", "policy_version": 2,
@@ -94,10 +94,24 @@ class RoutesTest(unittest.TestCase):
             self.assertEqual(client.status(), {"generation": {"paused": False}})
             self.assertTrue(client.pause(drain_timeout_ms=5000, mode="keep")["paused"])
             self.assertEqual(client.pause()["policy_version"], 2)
-            self.assertEqual(client.resume(policy_version=3, weights="/ckpt/3")["policy_version"], 3)
+            self.assertEqual(client.resume(policy_version=3, weights=disk_weights("/ckpt/3"))["policy_version"], 3)
             client.resume()
+            client.pause(mode="hold", sleep=2)
+            client.resume(policy_version=4, weights=RELOAD_WEIGHTS)
+            client.resume(policy_version=5, weights=lora_weights("step-5", "/ckpt/5"))
             bodies: List[Any] = [request.json() for request in server.requests if request.method == "POST"]
-        self.assertEqual(bodies, [{"drain_timeout_ms": 5000, "mode": "keep"}, {}, {"policy_version": 3, "weights": "/ckpt/3"}, {}])
+        self.assertEqual(
+            bodies,
+            [
+                {"drain_timeout_ms": 5000, "mode": "keep"},
+                {},
+                {"policy_version": 3, "weights": {"kind": "disk", "model_path": "/ckpt/3"}},
+                {},
+                {"mode": "hold", "sleep": 2},
+                {"policy_version": 4, "weights": {"kind": "reload"}},
+                {"policy_version": 5, "weights": {"kind": "lora", "lora_name": "step-5", "lora_path": "/ckpt/5"}},
+            ],
+        )
 
 
 class WaitTest(unittest.TestCase):

@@ -6,6 +6,8 @@ import { startRolloutUpstream } from '../../rollout/start-rollout-upstream.js';
 import { samplingFlagsOf } from '../sampling-options.js';
 import type { DoctorOptions } from './doctor.js';
 import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
+import { ENGINE_CONTROL_CHECK } from '../../upstream/preflight/check-engine-control.js';
+import { parseControlFeatures } from '../parse-control-features.js';
 
 export async function doctorAction(options: DoctorOptions): Promise<void> {
   const sampling = resolveSamplingPolicy(samplingFlagsOf(options), DEFAULT_ROLLOUT_SAMPLING);
@@ -17,6 +19,7 @@ export async function doctorAction(options: DoctorOptions): Promise<void> {
       model: options.model,
       ...(engine !== undefined ? { engine } : {}),
       ...(options.tokenIn === true ? { tokenIn: true } : {}),
+      ...(options.control !== undefined ? { control: parseControlFeatures(options.control) } : {}),
       sampling,
       allowLogprobMismatch: options.allowLogprobMismatch,
       eosTokenIds: options.eosTokenIds,
@@ -32,7 +35,8 @@ export async function doctorAction(options: DoctorOptions): Promise<void> {
         profile.checks.map((check) => [check.name, check.ok ? 'ok' : check.warning ? 'warn' : 'FAIL', check.detail]),
       );
       for (const check of profile.checks) {
-        if (check.hint && (!check.ok || check.warning)) printLine(`  ${check.name}: ${check.hint}`);
+        // The engine-control check passes with fixes for what is missing: print them too.
+        if (check.hint && (!check.ok || check.warning || check.name === ENGINE_CONTROL_CHECK)) printLine(`  ${check.name}: ${check.hint}`);
       }
     }
     const fatal = firstFatalCheck(profile.checks);

@@ -12,6 +12,7 @@ export interface DoctorOptions extends SamplingOptionValues {
   json?: boolean;
   timeout: number;
   nonStreamingUpstream?: boolean;
+  control?: string;
 }
 
 export function registerDoctorCommand(program: Command): void {
@@ -23,6 +24,7 @@ export function registerDoctorCommand(program: Command): void {
     .option('--token-in', 'a run would use --token-in (SGLang without chat token ids is then usable through /generate)')
     .option('--model <name>', 'the model a run would use (required when the server serves several)')
     .option('--non-streaming-upstream', 'the gateway would capture non-streaming upstream (dropped streamed ids only warn)')
+    .option('--control <features>', 'engine control the run needs, comma-separated: pause-keep, pause-abort, sleep, weights-reload, weights-lora, weights-disk, weights-pushed (a server without one fails with exit 3 and the fix)')
     .option('--timeout <seconds>', 'upper bound for all checks', parseIntegerOption('--timeout', 1), 20)
     .option('--json', 'print the upstream profile (with every check) as JSON');
   addSamplingOptions(command, 'temperature 1, top_p 1, top_k off, min_p 0 (the rollout default)');

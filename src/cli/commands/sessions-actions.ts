@@ -111,6 +111,8 @@ export function callToJson(call: StoredCall): Record<string, unknown> {
     mode: call.mode ?? null,
     token_in_fallback: call.tokenInFallback ?? null,
     policy_version: call.policyVersion ?? null,
+    version_boundaries: call.versionBoundaries ?? null,
+    version_unobserved: call.versionUnobserved ?? null,
     upstream_replica: call.upstreamReplica ?? null,
     engine: call.engine ?? null,
     finish_reason: call.capture.finishReason,

@@ -35,6 +35,15 @@ export async function simAction(options: SimOptions): Promise<void> {
     if (value !== undefined) SIM_SPEC_OPTIONS[optionName(key)]?.(spec, String(value), `--${optionName(key)}`);
   }
   if (!options.prefixCaching) SIM_SPEC_OPTIONS['prefix-caching']?.(spec, 'false', '--no-prefix-caching');
+  // vLLM reads these from its environment; the simulator does too (or from the flags).
+  spec.control = {
+    devMode: options.devMode === true || process.env['VLLM_SERVER_DEV_MODE'] === '1',
+    sleepMode: options.enableSleepMode === true,
+    lora: options.enableLora === true,
+    runtimeLora: options.runtimeLoraUpdating === true || /^(1|true)$/i.test(process.env['VLLM_ALLOW_RUNTIME_LORA_UPDATING'] ?? ''),
+    memorySaver: options.enableMemorySaver === true,
+    pauseKeep: options.pauseKeep,
+  };
   const sim = await startSimServer({
     drift: REALISTIC_DRIFT,
     ...spec,

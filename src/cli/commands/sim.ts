@@ -14,6 +14,12 @@ export interface SimOptions {
   toolCalling: boolean;
   prefixCaching: boolean;
   listGpus?: boolean;
+  devMode?: boolean;
+  enableSleepMode?: boolean;
+  enableLora?: boolean;
+  runtimeLoraUpdating?: boolean;
+  enableMemorySaver?: boolean;
+  pauseKeep: boolean;
   [flag: string]: string | number | boolean | undefined;
 }
 
@@ -66,7 +72,13 @@ export function registerSimCommand(program: Command): void {
     .option('--no-token-ids', 'imitate vLLM < 0.10.2 (ignore return_token_ids); with --engine sglang, SGLang before PR #30917 (no token ids on chat)')
     .option('--no-tool-calling', 'imitate a server started without --enable-auto-tool-choice')
     .option('--no-prefix-caching', 'with --gpu: no prefix caching (every prompt is prefilled in full)')
-    .option('--list-gpus', 'list the GPU profiles and exit');
+    .option('--list-gpus', 'list the GPU profiles and exit')
+    .option('--dev-mode', "vLLM's dev routes (/pause, /resume, /is_paused, /sleep, /wake_up, /collective_rpc, /reset_prefix_cache, /server_info), as VLLM_SERVER_DEV_MODE=1 (also read from the environment)")
+    .option('--enable-sleep-mode', "vLLM's --enable-sleep-mode: /sleep and /wake_up work (with --dev-mode)")
+    .option('--enable-lora', 'vLLM or SGLang --enable-lora: LoRA adapters can be loaded at runtime')
+    .option('--runtime-lora-updating', 'vLLM: /v1/load_lora_adapter exists, as VLLM_ALLOW_RUNTIME_LORA_UPDATING=True (also read from the environment)')
+    .option('--enable-memory-saver', "with --engine sglang: SGLang's --enable-memory-saver (/release_memory_occupation releases; without it, a silent no-op)")
+    .option('--no-pause-keep', 'imitate a server before pause keep (vLLM before PR #32351: mode=keep is a 400; SGLang before pause modes: every pause aborts)');
   for (const [flag, , description] of SPEC_FLAGS) command.option(flag, description);
   command.action(async (options: SimOptions) => (await import('./sim-action.js')).simAction(options));
 }

@@ -17,6 +17,8 @@ export interface SglangChatShape {
   /** --tool-call-parser / --reasoning-parser set: without them the text stays in content. */
   toolParser: boolean;
   reasoningParser: boolean;
+  /** The server's weight_version label when the answer is written (SGLang's metadata.weight_version). */
+  weightVersion: string;
 }
 
 /** `call_` and 24 hex digits, as SGLang names tool calls. */
@@ -27,6 +29,7 @@ export function sglangToolCallId(): string {
 /** finish_reason and matched_stop: parsed tool calls turn `stop` into `tool_calls` and clear matched. */
 export function sglangFinish(sim: SimulatedCompletion, toolCalls: boolean): { finish_reason: string; matched_stop: string | number | null } {
   if (sim.finishReason === 'length') return { finish_reason: 'length', matched_stop: null };
+  if (sim.finishReason === 'abort') return { finish_reason: 'abort', matched_stop: null };
   if (toolCalls) return { finish_reason: 'tool_calls', matched_stop: null };
   // A stop string, else the stop token (SGLang's FINISH_MATCHED_TOKEN names it: <|im_end|> for Qwen).
   return { finish_reason: 'stop', matched_stop: sim.stopReason ?? sim.tokenIds.at(-1) ?? null };
@@ -63,6 +66,6 @@ export function buildSglangChatCompletion(sim: SimulatedCompletion, shape: Sglan
       },
     ],
     usage: { prompt_tokens: promptTokens, total_tokens: promptTokens + completionTokens, completion_tokens: completionTokens, prompt_tokens_details: null },
-    metadata: { weight_version: 'default' },
+    metadata: { weight_version: shape.weightVersion },
   };
 }

@@ -57,7 +57,7 @@ export function handleSglangChat(req: IncomingMessage, res: ServerResponse, o: R
       if (!request.stream) {
         const { tokens, finish } = await generation.next(Number.POSITIVE_INFINITY);
         if (signal.aborted) return;
-        const shape = { id, created, model: answerModel, promptIds: wantsIds || wantsPromptIds, sampledIds: wantsIds, toolParser: o.behaviour.toolCalling, reasoningParser: o.sglang.reasoningParser };
+        const shape = { id, created, model: answerModel, promptIds: wantsIds || wantsPromptIds, sampledIds: wantsIds, toolParser: o.behaviour.toolCalling, reasoningParser: o.sglang.reasoningParser, weightVersion: o.control.weightLabel };
         sendJson(res, 200, buildSglangChatCompletion(emittedCompletion(sim, tokens, finish ?? 'abort', request, o.behaviour), shape));
         return;
       }
@@ -82,8 +82,14 @@ async function streamChat(res: ServerResponse, o: ResolvedOptions, sim: Simulate
         shaped['matched_stop'] = choice.finish_reason ? matched : null;
       }
     }
-    if (tokens > 0) await generation.next(tokens);
+    const batch = tokens > 0 ? await generation.next(tokens) : undefined;
     if (signal.aborted) return;
+    if (batch?.finish === 'abort') {
+      // The engine aborted the request (pause_generation abort): the stream ends with finish_reason "abort".
+      const aborted = { id: base.id, object: 'chat.completion.chunk', created: base.created, model: base.model, choices: [{ index: 0, delta: {}, finish_reason: 'abort', matched_stop: null }] };
+      if (!(await writeOrStop(res, `data: ${JSON.stringify(aborted)}\n\n`, signal))) return;
+      break;
+    }
     if (!(await writeOrStop(res, `data: ${JSON.stringify(chunk)}\n\n`, signal))) return;
   }
   if (await writeOrStop(res, 'data: [DONE]\n\n', signal)) res.end();

@@ -21,6 +21,7 @@ import { checkSglangContextWindow } from './sglang-context-window.js';
 import { withSglangErrors } from './sglang-errors.js';
 import { clientGone, countRequest, failOrStall } from './sglang-faults.js';
 import { startGeneration } from './sglang-pace.js';
+import type { EmittedToken, GenerationFinish } from '../engine/generation-types.js';
 
 const generateSchema = z.object({
   text: z.string().nullish(),
@@ -40,14 +41,14 @@ const generateSchema = z.object({
   stream: z.boolean().nullish(),
 });
 
-/** One generation: the ids, each token's text, the finish, the logprob entries (when asked). */
+/** One planned generation: the ids, each token's text, the planned finish, and how logprobs are asked for. */
 interface Generated {
   promptIds: number[];
   ids: number[];
   texts: string[];
   finish: SglangFinishReasonWire;
-  logprobs: SglangTokenLogprobWire[] | null;
-  top: SglangTokenLogprobWire[][] | null;
+  /** Null when return_logprob is off. */
+  logprobs: { topK: number; withText: boolean; temperature: number } | null;
 }
 
 async function generate(body: z.infer<typeof generateSchema>, headers: Record<string, string | undefined>, o: ResolvedOptions): Promise<Generated> {
@@ -83,39 +84,56 @@ async function generate(body: z.infer<typeof generateSchema>, headers: Record<st
     return skipSpecial && stopped && i === ids.length - 1 && id === QWEN_TOKEN_IDS.imEnd ? '' : text;
   });
   const finish: SglangFinishReasonWire = stopped ? { type: 'stop', matched: ids.at(-1) ?? null } : { type: 'length', length: ids.length };
-  if (body.return_logprob !== true) return { promptIds, ids, texts, finish, logprobs: null, top: null };
-  const topK = body.top_logprobs_num ?? 0;
-  // SGLang's default logprobs follow temperature (sampler.py); SGLANG_RETURN_ORIGINAL_LOGPROB=1 gives raw ones.
-  const entries = adjustLogprobs(logprobEntries(ids, topK, false), { messages: [], temperature: params.temperature ?? 1 } as SimChatRequest, o.behaviour) ?? [];
-  const withText = body.return_text_in_logprobs === true;
-  const logprobs = entries.map((entry, i): SglangTokenLogprobWire => [entry.logprob, ids[i] as number, withText ? entry.token : null]);
-  // logprobEntries lists the sampled token, then alternativeLogprobs' candidates in order: their ids, aligned.
-  const top =
-    topK > 0
-      ? entries.map((entry, i) => {
-          const altIds = [ids[i] as number, ...alternativeLogprobs(i, ids[i] as number, topK - 1).map((alt) => alt.id)];
-          return (entry.top_logprobs ?? []).map((alt, k): SglangTokenLogprobWire => [alt.logprob, altIds[k] ?? 0, withText ? alt.token : null]);
-        })
-      : null;
-  return { promptIds, ids, texts, finish, logprobs, top };
+  const logprobs = body.return_logprob === true ? { topK: body.top_logprobs_num ?? 0, withText: body.return_text_in_logprobs === true, temperature: params.temperature ?? 1 } : null;
+  return { promptIds, ids, texts, finish, logprobs };
 }
 
-/** The answer after `n` of the tokens (all of them: the final, non-streaming answer). */
-function answerAt(g: Generated, n: number, id: string, started: number): SglangGenerateWire {
-  const done = n === g.ids.length;
+/** Logprob entries of the emitted tokens at output positions offset.., each with the weight version it was sampled with. */
+function emittedLogprobs(g: Generated, tokens: readonly EmittedToken[], offset: number, o: ResolvedOptions): EmittedLogprobs {
+  const spec = g.logprobs as NonNullable<Generated['logprobs']>;
+  const ids = tokens.map((token) => token.id);
+  const versions = tokens.map((token) => token.version);
+  // SGLang's default logprobs follow temperature (sampler.py); SGLANG_RETURN_ORIGINAL_LOGPROB=1 gives raw ones.
+  const entries = adjustLogprobs(logprobEntries(ids, spec.topK, false, versions, offset), { messages: [], temperature: spec.temperature } as SimChatRequest, o.behaviour, offset) ?? [];
+  const logprobs = entries.map((entry, i): SglangTokenLogprobWire => [entry.logprob, ids[i] as number, spec.withText ? entry.token : null]);
+  // logprobEntries lists the sampled token, then alternativeLogprobs' candidates in order: their ids, aligned.
+  const top =
+    spec.topK > 0
+      ? entries.map((entry, i) => {
+          const altIds = [ids[i] as number, ...alternativeLogprobs(offset + i, ids[i] as number, spec.topK - 1, versions[i]).map((alt) => alt.id)];
+          return (entry.top_logprobs ?? []).map((alt, k): SglangTokenLogprobWire => [alt.logprob, altIds[k] ?? 0, spec.withText ? alt.token : null]);
+        })
+      : null;
+  return { logprobs, top };
+}
+
+interface EmittedLogprobs {
+  logprobs: SglangTokenLogprobWire[];
+  top: SglangTokenLogprobWire[][] | null;
+}
+
+/** SGLang's finish_reason of a request the engine aborted (FINISH_ABORT.to_json()). */
+const ABORTED: SglangFinishReasonWire = { type: 'abort', message: 'Abort before the request finished (pause_generation or abort_request).' };
+
+/**
+ * The answer after `tokens` came out (cumulative, as SGLang streams /generate); `finish` set once the request
+ * ended. meta_info.weight_version is the server's label when the answer is written, as SGLang's
+ * TokenizerManager fills it (server_args.weight_version at output time), not per token.
+ */
+function answerAt(g: Generated, n: number, lp: EmittedLogprobs | null, finish: GenerationFinish | null, id: string, started: number, o: ResolvedOptions): SglangGenerateWire {
   return {
     text: g.texts.slice(0, n).join(''),
     output_ids: g.ids.slice(0, n),
     meta_info: {
       id,
-      finish_reason: done ? g.finish : null,
+      finish_reason: finish === null ? null : finish === 'abort' ? ABORTED : g.finish,
       prompt_tokens: g.promptIds.length,
       completion_tokens: n,
       cached_tokens: 0,
-      weight_version: 'default',
-      ...(g.logprobs ? { output_token_logprobs: g.logprobs.slice(0, n) } : {}),
-      ...(g.top ? { output_top_logprobs: g.top.slice(0, n) } : {}),
-      ...(done ? { e2e_latency: (performance.now() - started) / 1000 } : {}),
+      weight_version: o.control.weightLabel,
+      ...(lp ? { output_token_logprobs: lp.logprobs } : {}),
+      ...(lp?.top ? { output_top_logprobs: lp.top } : {}),
+      ...(finish !== null ? { e2e_latency: (performance.now() - started) / 1000 } : {}),
     },
   };
 }
@@ -135,21 +153,29 @@ export function handleSglangGenerate(req: IncomingMessage, res: ServerResponse, 
       const id = randomUUID().replace(/-/g, '');
       const generation = startGeneration(o, g.promptIds, g.ids, g.finish.type === 'length' ? 'length' : 'stop', signal);
       if (parsed.data.stream !== true) {
-        await generation.next(Number.POSITIVE_INFINITY);
+        const { tokens, finish } = await generation.next(Number.POSITIVE_INFINITY);
         if (signal.aborted) return;
-        sendJson(res, 200, answerAt(g, g.ids.length, id, started));
+        sendJson(res, 200, answerAt(g, tokens.length, g.logprobs ? emittedLogprobs(g, tokens, 0, o) : null, finish ?? 'abort', id, started, o));
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
       const step = Math.max(1, o.chunkTokens);
       let sent = 0;
-      do {
-        const n = Math.min(sent + step, g.ids.length);
-        await generation.next(n - sent);
+      const soFar: EmittedLogprobs | null = g.logprobs ? { logprobs: [], top: g.logprobs.topK > 0 ? [] : null } : null;
+      for (;;) {
+        const batch = await generation.next(step);
         if (signal.aborted) return;
-        if (!(await writeOrStop(res, `data: ${JSON.stringify(answerAt(g, n, id, started))}\n\n`, signal))) return;
-        sent = n;
-      } while (sent < g.ids.length);
+        if (soFar !== null) {
+          const more = emittedLogprobs(g, batch.tokens, batch.offset, o);
+          soFar.logprobs.push(...more.logprobs);
+          if (more.top) soFar.top?.push(...more.top);
+        }
+        sent = batch.offset + batch.tokens.length;
+        if (batch.tokens.length > 0 || batch.finish !== null) {
+          if (!(await writeOrStop(res, `data: ${JSON.stringify(answerAt(g, sent, soFar, batch.finish, id, started, o))}\n\n`, signal))) return;
+        }
+        if (batch.finish !== null) break;
+      }
       if (await writeOrStop(res, 'data: [DONE]\n\n', signal)) res.end();
     } finally {
       stats.inFlight--;

@@ -17,7 +17,7 @@ function toolCallParser(o: ResolvedOptions): string | null {
 }
 
 export function modelInfo(o: ResolvedOptions): Record<string, unknown> {
-  return { model_path: o.modelName, tokenizer_path: o.modelName, is_generation: true, preferred_sampling_params: null, weight_version: 'default' };
+  return { model_path: o.modelName, tokenizer_path: o.modelName, is_generation: true, preferred_sampling_params: null, weight_version: o.control.weightLabel };
 }
 
 /** The KV pool SGLang reports: a GPU profile's KV capacity, else room for eight full contexts. */
@@ -33,7 +33,9 @@ export function serverInfo(o: ResolvedOptions): Record<string, unknown> {
     context_length: o.maxModelLen,
     tool_call_parser: toolCallParser(o),
     reasoning_parser: o.sglang.reasoningParser ? 'qwen3' : null,
-    weight_version: 'default',
+    weight_version: o.control.weightLabel,
+    enable_memory_saver: o.control.flags.memorySaver,
+    enable_lora: o.control.flags.lora,
     max_total_num_tokens: sglangMaxTotalTokens(o),
     max_req_input_len: o.maxModelLen - 1,
     internal_states: [{ last_gen_throughput: 0, avg_spec_accept_length: null }],

@@ -3,18 +3,16 @@
 import type { RouteTable } from '../sim-server.js';
 import { sendJson } from '../write-response.js';
 import { handleSglangChat } from './sglang-chat.js';
+import { SGLANG_CONTROL_ROUTES } from './sglang-control-routes.js';
 import { handleSglangGenerate } from './sglang-generate.js';
 import { sendSglangMetrics } from '../metrics/render-sglang-metrics.js';
 import { handleSglangDetokenize, handleSglangTokenize, handleWorkers, modelInfo, modelList, serverInfo, sglangMaxTotalTokens } from './sglang-info.js';
-
-const FLUSHED = 'Cache flushed.\nPlease check backend logs for more details. (When there are running or waiting requests, the operation will not be performed.)\n';
 
 export const SGLANG_ROUTES: RouteTable = {
   '/health': { method: 'GET', run: (_req, res) => void res.writeHead(200, { 'content-length': 0 }).end() },
   '/health_generate': { method: 'GET', run: (_req, res) => void res.writeHead(200, { 'content-length': 0 }).end() },
   '/get_model_info': { method: 'GET', run: (_req, res, o) => sendJson(res, 200, modelInfo(o)) },
   '/get_server_info': { method: 'GET', run: (_req, res, o) => sendJson(res, 200, serverInfo(o)) },
-  '/get_weight_version': { method: 'GET', run: (_req, res) => sendJson(res, 200, { weight_version: 'default' }) },
   '/v1/models': { method: 'GET', run: (_req, res, o) => sendJson(res, 200, modelList(o)) },
   '/v1/chat/completions': { method: 'POST', run: handleSglangChat },
   '/generate': { method: 'POST', run: handleSglangGenerate },
@@ -22,7 +20,6 @@ export const SGLANG_ROUTES: RouteTable = {
   '/v1/tokenize': { method: 'POST', run: handleSglangTokenize },
   '/detokenize': { method: 'POST', run: (req, res) => handleSglangDetokenize(req, res) },
   '/v1/detokenize': { method: 'POST', run: (req, res) => handleSglangDetokenize(req, res) },
-  '/flush_cache': { method: 'GET|POST', run: (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(FLUSHED) }).end(FLUSHED) },
   '/workers': { method: 'GET', run: (_req, res, o) => handleWorkers(res, o, false) },
   '/list_workers': { method: 'GET', run: (_req, res, o) => handleWorkers(res, o, true) },
   // Mounted only with --enable-metrics; otherwise FastAPI's 404 like any unknown route.
@@ -33,4 +30,5 @@ export const SGLANG_ROUTES: RouteTable = {
         ? sendSglangMetrics(res, o.generation.metrics(), { modelName: o.modelName, maxTotalTokens: sglangMaxTotalTokens(o), createdSeconds: o.startedAt })
         : sendJson(res, 404, { detail: 'Not Found' }),
   },
+  ...SGLANG_CONTROL_ROUTES,
 };

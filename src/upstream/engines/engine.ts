@@ -1,8 +1,8 @@
 // One adapter per inference-server family (vLLM, SGLang): how a call asks for token ids and logprobs,
 // which route it takes, how the answer is read back into the capture, how token-in sends ids, and how
 // the server is probed. The gateway and the preflight talk to this interface, never to an engine's routes.
-// How to read the engine's `/metrics` is a member too (readMetrics, metricsAdvice). Room left for the
-// follow-up: engine control (pause keep/abort, weight update with a version, sleep/wake, LoRA load).
+// How to read the engine's `/metrics` (readMetrics, metricsAdvice) and how to drive it (control: pause
+// keep/abort, weight update with a version, sleep/wake, LoRA load) are members too.
 import type { ParseOptions } from '../../model-format/format-types.js';
 import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import type { MetricSet } from '../metrics/metric-set.js';
@@ -12,6 +12,7 @@ import type { PromptIdsPlace } from '../split-prompt-ids.js';
 import type { UpstreamClient, UpstreamResponse } from '../upstream-client.js';
 import type { ChatCompletionRequestWire, ChatCompletionWire } from '../vllm-api-types.js';
 import type { EngineName } from './engine-name.js';
+import type { EngineControl } from './engine-control.js';
 
 export type { EngineName } from './engine-name.js';
 
@@ -60,4 +61,6 @@ export interface EngineAdapter {
   readMetrics(metrics: MetricSet): EngineMetrics;
   /** What to do when the server's /metrics does not answer (SGLang: launch with --enable-metrics). */
   readonly metricsAdvice: string;
+  /** Engine control: pause keep/abort, resume, sleep/wake, weight updates with a version, and their probe. */
+  readonly control: EngineControl;
 }

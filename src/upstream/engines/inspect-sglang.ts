@@ -8,6 +8,8 @@ import { readSglangMetrics, SGLANG_METRICS_ADVICE } from './sglang-metrics.js';
 import { checkReachable, checkServedModel } from '../preflight/check-served-model.js';
 import { detectEosTokenIds } from '../preflight/detect-eos-ids.js';
 import type { PreflightOptions } from '../preflight/preflight-options.js';
+import { checkEngineControl } from '../preflight/check-engine-control.js';
+import { SGLANG_CONTROL } from './sglang-control.js';
 import { startPreflight, type PreflightRun } from '../preflight/preflight-run.js';
 import { errorMessageOf, probeJson } from '../preflight/probe-http.js';
 import { logprobProbeBody, toolProbeBody } from '../preflight/probe-requests.js';
@@ -127,6 +129,7 @@ export async function inspectSglang(options: PreflightOptions): Promise<Upstream
   profile.templateFingerprint = chatPromptIds !== null ? sha256Ids(chatPromptIds) : tokenIn.ok ? sha256Ids(tokenIn.promptIds) : await tokenizeFingerprint(root, profile.model, signal);
   pass('template', `sha256 ${profile.templateFingerprint.slice(0, 16)}… of the probe conversation's prompt ids`);
   await checkEngineMetrics(run, { label: 'SGLang', readMetrics: readSglangMetrics, metricsAdvice: SGLANG_METRICS_ADVICE });
+  checkEngineControl(run, await SGLANG_CONTROL.probe(root, signal), options.control);
   return profile;
 }
 

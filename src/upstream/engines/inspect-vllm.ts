@@ -8,6 +8,8 @@ import { checkReachable, checkServedModel } from '../preflight/check-served-mode
 import { checkStreamIds } from '../preflight/check-stream-ids.js';
 import { detectEosTokenIds } from '../preflight/detect-eos-ids.js';
 import type { PreflightOptions } from '../preflight/preflight-options.js';
+import { checkEngineControl } from '../preflight/check-engine-control.js';
+import { VLLM_CONTROL } from './vllm-control.js';
 import { startPreflight } from '../preflight/preflight-run.js';
 import { errorMessageOf, probeJson, probeStream } from '../preflight/probe-http.js';
 import { logprobProbeBody, toolProbeBody } from '../preflight/probe-requests.js';
@@ -104,5 +106,6 @@ export async function inspectVllm(options: PreflightOptions): Promise<UpstreamPr
   }
   pass('template', `sha256 ${profile.templateFingerprint.slice(0, 16)}… of the probe conversation's prompt ids`);
   await checkEngineMetrics(run, { label: 'vLLM', readMetrics: readVllmMetrics, metricsAdvice: VLLM_METRICS_ADVICE });
+  checkEngineControl(run, await VLLM_CONTROL.probe(root, signal), options.control);
   return profile;
 }

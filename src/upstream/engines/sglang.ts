@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import { readBody } from '../upstream-client.js';
 import type { EngineAdapter } from './engine.js';
+import { SGLANG_CONTROL } from './sglang-control.js';
 import { generateRequest, generateToChat } from './generate-to-chat.js';
 import { inspectSglang } from './inspect-sglang.js';
 import { readSglangChat } from './read-sglang-chat.js';
@@ -36,4 +37,5 @@ export const SGLANG_ENGINE: EngineAdapter = {
   inspect: inspectSglang,
   readMetrics: readSglangMetrics,
   metricsAdvice: SGLANG_METRICS_ADVICE,
+  control: SGLANG_CONTROL,
 };

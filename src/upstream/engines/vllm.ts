@@ -2,6 +2,7 @@
 import { NO_TOKEN_IDS_MESSAGE } from '../../capture/check-token-capture.js';
 import type { ChatCompletionWire } from '../vllm-api-types.js';
 import type { EngineAdapter } from './engine.js';
+import { VLLM_CONTROL } from './vllm-control.js';
 import { inspectVllm } from './inspect-vllm.js';
 import { readVllmMetrics, VLLM_METRICS_ADVICE } from './vllm-metrics.js';
 import { completionAsChat, completionsBody } from './vllm-token-in.js';
@@ -19,4 +20,5 @@ export const VLLM_ENGINE: EngineAdapter = {
   inspect: inspectVllm,
   readMetrics: readVllmMetrics,
   metricsAdvice: VLLM_METRICS_ADVICE,
+  control: VLLM_CONTROL,
 };

@@ -1,5 +1,6 @@
 // What a preflight is asked to check: the upstream, the model, the run's sampling, and how the gateway will call it.
 import type { SamplingPolicy } from '../../config/sampling-policy.js';
+import type { ControlFeature } from '../engines/engine-control.js';
 import type { EngineName } from '../engines/engine-name.js';
 
 export interface PreflightOptions {
@@ -24,6 +25,8 @@ export interface PreflightOptions {
    * with messages and /generate; a server without chat token ids then only warns.
    */
   tokenIn?: boolean;
+  /** Engine-control features the run needs (`polar doctor --control`): a server without one fails (exit 3) with the fix. */
+  control?: readonly ControlFeature[];
   /** Upper bound for the whole preflight (default 20 000 ms; a healthy server needs a few seconds). */
   timeoutMs?: number;
   signal?: AbortSignal;

@@ -2,6 +2,7 @@
 // handed to the gateway (engine, served model, reasoning field, eos ids, streaming capture).
 import type { ExitCode } from '../../errors.js';
 import type { ToolFormat } from '../../model-format/format-types.js';
+import type { ControlCapabilities } from '../engines/engine-control.js';
 import type { EngineName } from '../engines/engine-name.js';
 
 /** One preflight check, as `polar doctor` prints it. */
@@ -73,6 +74,8 @@ export interface UpstreamProfile {
   chatTokenIds?: boolean;
   /** SGLang behind its router: the worker URLs the router lists. */
   routerWorkers?: string[];
+  /** Which engine-control features the server offers (pause keep/abort, sleep, weight updates), and the fixes. */
+  control?: ControlCapabilities;
 }
 
 /** What a server's logprobs are (see UpstreamProfile.logprobMode). */

@@ -32,7 +32,7 @@ async function failure(promise: Promise<unknown>): Promise<PolarError> {
   return error as PolarError;
 }
 
-const CHECKS = ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'reasoning-parser', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'token-in', 'eos-token-ids', 'template', 'metrics'];
+const CHECKS = ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'reasoning-parser', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'token-in', 'eos-token-ids', 'template', 'metrics', 'engine-control'];
 
 describe('engine detection', () => {
   it('tells SGLang (/get_model_info) from vLLM (/version); an unreachable server is assumed vLLM', async () => {

@@ -1,0 +1,88 @@
+// The simulator's engine-control surface over HTTP: which control routes it serves (as the real servers do,
+// by start-up flags), what the weights are (their version and, for SGLang, the weight_version label), the
+// loaded LoRA adapters, and an in-process log of every control request so tests can assert their order.
+
+/** Start-up flags of the real servers that decide which control routes exist and work. */
+export interface SimControlOptions {
+  /**
+   * vLLM `VLLM_SERVER_DEV_MODE=1`: the dev routes exist (`/pause`, `/resume`, `/is_paused`, `/sleep`, `/wake_up`,
+   * `/is_sleeping`, `/collective_rpc`, `/reset_prefix_cache`, `/server_info`); without it they answer 404.
+   */
+  devMode?: boolean;
+  /** vLLM `--enable-sleep-mode`: `/sleep` and `/wake_up` work (else 500, as vLLM's engine refuses). */
+  sleepMode?: boolean;
+  /** vLLM or SGLang `--enable-lora`: adapters can be loaded. */
+  lora?: boolean;
+  /** vLLM `VLLM_ALLOW_RUNTIME_LORA_UPDATING=True`: `/v1/load_lora_adapter` and `/v1/unload_lora_adapter` exist. */
+  runtimeLora?: boolean;
+  /** SGLang `--enable-memory-saver`: `/release_memory_occupation` really releases (else a silent no-op, as SGLang). */
+  memorySaver?: boolean;
+  /**
+   * Default true. False imitates vLLM with the pause routes but before `keep` (PR #32351: `mode=keep` is a 400),
+   * or SGLang before pause modes (its `/pause_generation` takes no mode and aborts everything).
+   */
+  pauseKeep?: boolean;
+}
+
+/** One control request as the simulator received it. */
+export interface SimControlEntry {
+  /** Epoch ms of its arrival. */
+  at: number;
+  method: string;
+  /** The route, e.g. `/pause` or `/update_weights_from_disk`. */
+  path: string;
+  query: Record<string, string>;
+  /** The parsed JSON body (undefined when there was none). */
+  body: unknown;
+  /** The HTTP status the simulator answered with. */
+  status: number;
+}
+
+export interface ResolvedSimControl {
+  devMode: boolean;
+  sleepMode: boolean;
+  lora: boolean;
+  runtimeLora: boolean;
+  memorySaver: boolean;
+  pauseKeep: boolean;
+}
+
+export function resolveSimControl(options: SimControlOptions | undefined): ResolvedSimControl {
+  return {
+    devMode: options?.devMode ?? false,
+    sleepMode: options?.sleepMode ?? false,
+    lora: options?.lora ?? false,
+    runtimeLora: options?.runtimeLora ?? false,
+    memorySaver: options?.memorySaver ?? false,
+    pauseKeep: options?.pauseKeep ?? true,
+  };
+}
+
+/** What the simulator's control routes change, and the log tests read (`SimServer.control`). */
+export class SimControl {
+  readonly flags: ResolvedSimControl;
+  /** Every control request, in arrival order. */
+  readonly log: SimControlEntry[] = [];
+  /** The weight updates applied so far: the engine samples with this weight version (0: the start-up weights). */
+  weightVersion = 0;
+  /** SGLang's `weight_version` label (`--weight-version`, default `default`; set by weight updates). */
+  weightLabel = 'default';
+  /** Loaded LoRA adapters: name → path. */
+  readonly loras = new Map<string, string>();
+  /** SGLang: memory released by /release_memory_occupation and not yet resumed. */
+  memoryReleased = false;
+
+  constructor(options: SimControlOptions | undefined) {
+    this.flags = resolveSimControl(options);
+  }
+
+  record(entry: SimControlEntry): void {
+    this.log.push(entry);
+  }
+
+  /** The next weight version (each update changes what the simulator samples: its logprobs). */
+  nextWeightVersion(): number {
+    this.weightVersion += 1;
+    return this.weightVersion;
+  }
+}
