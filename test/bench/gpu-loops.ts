@@ -51,12 +51,12 @@ export interface LoopParams {
 }
 
 /** The i-th group of the loop's workload stream: same seed, same plans for every loop. */
-class GroupStream {
+export class GroupStream {
   private readonly drawn: SessionPlan[][] = [];
   private readonly random: Random;
   next = 0;
 
-  constructor(private readonly params: LoopParams) {
+  constructor(private readonly params: Pick<LoopParams, 'random' | 'harnesses' | 'workload' | 'samples'>) {
     this.random = params.random();
   }
 

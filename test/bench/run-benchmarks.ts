@@ -5,6 +5,7 @@ import { evalTiming } from './eval-timing.js';
 import { exportThroughput } from './export-throughput.js';
 import { gatewayOverhead } from './gateway-overhead.js';
 import { gpuCalibration } from './gpu-calibration.js';
+import { gpuScheduler } from './gpu-scheduler.js';
 import { machineInfo } from './machine-info.js';
 import { mergeRatio } from './merge-ratio.js';
 import { pipelineDocker } from './pipeline-docker.js';
@@ -31,6 +32,7 @@ const BENCHMARKS: Benchmark[] = [
   serveAsync,
   tokenIn,
   gpuCalibration,
+  gpuScheduler,
 ];
 
 process.once('exit', releaseAll);
