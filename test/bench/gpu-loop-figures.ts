@@ -50,6 +50,7 @@ export function loopFigures(world: LoopWorld): LoopFigures {
   const measured = steps.slice(1);
   const trainMs = measured.reduce((sum, step) => sum + (step.endedAt - step.startedAt), 0);
   const rolloutMs = windowMs - trainMs;
+  if (!(rolloutMs > 0)) throw new Error('the measured steps left no rollout time between them (the next groups were complete before each step): measure more steps or larger ones');
   const cancelledSessions = world.batches.flatMap((batch) => batch.sessions).filter((session) => session.cancelledAt !== null && session.cancelledAt > from.at && session.cancelledAt < to.at);
   const cancelledMs = cancelledSessions.reduce((sum, session) => sum + session.usefulMs, 0);
   const usefulMs = to.usefulMs - from.usefulMs - cancelledMs;
