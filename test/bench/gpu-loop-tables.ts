@@ -66,7 +66,7 @@ export interface SensitivityRow {
 /** The new scheduler against the synchronous loop under changed assumptions (same seed, host and GPU). */
 export function sensitivityTable(rows: readonly SensitivityRow[], schedulerLabel: string): string {
   return markdownTable(
-    ['assumption', 'sync sessions/h', `${schedulerLabel} sessions/h`, 'ratio', 'sync rollout util', `${schedulerLabel} rollout util`, 'sync preemptions', `${schedulerLabel} preemptions`, `${schedulerLabel} tail waste`],
+    ['assumption', 'sync sessions/h', `${schedulerLabel} sessions/h`, 'ratio', 'sync rollout util', `${schedulerLabel} rollout util`, 'sync preemptions', `${schedulerLabel} preemptions`, 'sync tail waste', `${schedulerLabel} tail waste`],
     rows.map(({ label, sync, scheduler }) => [
       label,
       formatNumber(sync.sessionsPerHour, 1),
@@ -76,6 +76,7 @@ export function sensitivityTable(rows: readonly SensitivityRow[], schedulerLabel
       percent(scheduler.effectiveRollout),
       sync.preemptions,
       scheduler.preemptions,
+      percent(sync.tailWaste),
       percent(scheduler.tailWaste),
     ]),
   );
