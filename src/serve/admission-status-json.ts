@@ -20,6 +20,7 @@ export function admissionStatusJson(state: SchedulerAdmissionState | null): Reco
             typical_context_tokens: engine.typicalContext === null ? null : Math.round(engine.typicalContext),
             ended_sessions: engine.endedSessions,
             scale: engine.scale,
+            duty_cycle: engine.duty,
             readings: engine.readings,
             closings: engine.closings,
             last_reading:

@@ -31,14 +31,14 @@ const CONCURRENCY = Number(process.env.BENCH_GPU_DOCKER_CONCURRENCY ?? '6');
 const KV_TOKENS = Number(process.env.BENCH_GPU_DOCKER_KV_TOKENS ?? '40000');
 const PROFILE = 'qwen3-8b-h100';
 const TURNS = 8;
-/** Lines of `seq` output per tool call (about 4.5 tokens a line): the context grows ~2.7k tokens a turn. */
-const SEQ_LINES = 600;
+/** Random bytes a tool call prints as numbers (`od -tu2`: 500 numbers, ~3k tokens), different in every session so no two share a prefix past the task. */
+const RANDOM_BYTES = 1000;
 
 /** The scripted model: TURNS turns of reasoning + a shell call, then a final answer. */
 function policyScript(): object {
   const reasoning = 'Let me look at the numbers the command printed and check each of them against the expected sequence before I decide what to change in calc.py. '.repeat(12);
   return {
-    turns: Array.from({ length: TURNS }, (_, turn) => ({ reasoning, content: `Step ${turn + 1}.`, toolCalls: [{ name: '$shell', arguments: { command: `seq ${turn + 1} ${SEQ_LINES + turn}` } }] })),
+    turns: Array.from({ length: TURNS }, (_, turn) => ({ reasoning, content: `Step ${turn + 1}.`, toolCalls: [{ name: '$shell', arguments: { command: `od -An -tu2 -N${RANDOM_BYTES} /dev/urandom` } }] })),
     final: { content: 'Done.' },
   };
 }
@@ -113,7 +113,7 @@ export const gpuDocker: Benchmark = {
       for (const mode of ['fixed', 'engine'] as const) results.push(await measure(runtime, mode, upstream, dir));
       return [
         `${SAMPLES} Pi sessions on the example task (init and agent in Docker, no evaluation), --concurrency ${CONCURRENCY}; simulator ${PROFILE} with its KV cache cut to ${KV_TOKENS} tokens; ` +
-          `scripted model: ${TURNS} turns of ~250 reasoning tokens + a shell call printing ${SEQ_LINES} lines (~2.7k tokens of context a turn), then an answer. Real time; the same for both runs.`,
+          `scripted model: ${TURNS} turns of ~370 sampled tokens + a shell call printing ${RANDOM_BYTES / 2} random numbers (~3k tokens of context a turn, different in every session), then an answer. Real time; the same for both runs.`,
         '',
         markdownTable(['admission', 'wall s', 'sessions', 'sessions/min', 'agent limit (min–max)', 'mean calls in flight', 'model busy', 'preemptions', 'peak KV', 'sampled tokens', 'tokens processed', 'effective util (profile ceiling)'], results.map(row)),
       ].join('\n');

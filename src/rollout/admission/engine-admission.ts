@@ -1,11 +1,14 @@
 // Engine-driven admission (`--admission engine`): how many sessions may be in their agent stage, from what
 // the engine reports instead of a fixed --concurrency.
 //
-// Target: the sessions whose contexts the KV cache holds at once without preemption, kvHigh x KV capacity /
-// the context a session typically reaches (the mean final context of the sessions that ended, each session's
-// last prompt + output; before the first one ends, the model's context window), capped by max_num_seqs, times
-// a feedback scale. A session's context grows call by call, so sizing by today's contexts admits young
-// sessions that overflow the cache ten minutes later; sizing by the context they reach does not.
+// Target: enough sessions to keep as many in their model turn as the KV cache holds without preemption.
+// In their model turn: kvHigh x KV capacity / the context a session typically reaches (the mean final context
+// of the sessions that ended, each session's last prompt + output; before the first one ends, the model's
+// context window), capped by max_num_seqs, times a feedback scale. Admitted: that over the duty cycle, the
+// share of admitted sessions that have a call in the engine (running + waiting over active, a moving average
+// of the readings; 1 until measured, never below minDuty): a session between calls (tool, harness) holds no
+// KV but its next call will. A session's context grows call by call, so sizing by today's contexts admits
+// young sessions that overflow the cache ten minutes later; sizing by the context they reach does not.
 // Feedback (AIMD): the scale grows by `rampStep` after each calm `rampMs` (nothing waiting, no preemption, KV
 // usage at or below kvLow) and shrinks by `backoff` once per episode in which the engine preempts or queues; so a workload whose
 // sessions stay smaller than the estimate fills the cache over time, and one that overflows backs off.
@@ -28,6 +31,8 @@ export interface EngineAdmissionOptions {
   rampStep?: number;
   /** Factor applied to the scale when the engine preempts or queues (default 0.85; never below 0.5). */
   backoff?: number;
+  /** Lowest duty cycle the target divides by (default 0.25: at most 4 admitted sessions per one in its model turn). */
+  minDuty?: number;
 }
 
 /** Why the gate is closed: the engine queues requests, it preempted since the last reading, or its KV cache is nearly full. */
@@ -45,12 +50,17 @@ export interface EngineAdmissionState {
   endedSessions: number;
   /** The feedback scale on the KV-derived target. */
   scale: number;
+  /** Share of admitted sessions with a call in the engine (moving average; 1 until measured). */
+  duty: number;
   /** The last reading (null before the first). */
   load: EngineLoad | null;
   /** Readings taken (paused ones left out), and how many closed the gate. */
   readings: number;
   closings: number;
 }
+
+/** Readings the duty cycle's moving average spans. */
+const DUTY_READINGS = 30;
 
 export class EngineAdmission {
   private readonly kvHigh: number;
@@ -60,6 +70,9 @@ export class EngineAdmission {
   private readonly rampMs: number;
   private readonly rampStep: number;
   private readonly backoff: number;
+  private readonly minDuty: number;
+  private duty = 1;
+  private dutyReadings = 0;
   private hold: AdmissionHold | null = null;
   private last: EngineLoad | null = null;
   private lastActive: EngineLoad | null = null;
@@ -80,6 +93,7 @@ export class EngineAdmission {
     this.rampMs = options.rampMs ?? 60_000;
     this.rampStep = options.rampStep ?? 0.05;
     this.backoff = options.backoff ?? 0.85;
+    this.minDuty = options.minDuty ?? 0.25;
     if (!(this.kvLow > 0 && this.kvLow < this.kvHigh && this.kvHigh <= 1)) throw new RangeError(`admission needs 0 < kvLow < kvHigh <= 1, got ${this.kvLow} and ${this.kvHigh}`);
   }
 
@@ -90,8 +104,11 @@ export class EngineAdmission {
     this.ended += 1;
   }
 
-  /** Takes one reading of the engines (`now`: ms on any steady clock). A paused or asleep engine's reading changes nothing. */
-  observe(load: EngineLoad, now: number): void {
+  /**
+   * Takes one reading of the engines (`now`: ms on any steady clock) while `active` sessions are admitted. A
+   * paused or asleep engine's reading changes nothing.
+   */
+  observe(load: EngineLoad, now: number, active = 0): void {
     this.last = load;
     if (load.paused) {
       this.calmSince = null;
@@ -100,6 +117,12 @@ export class EngineAdmission {
     const previous = this.lastActive;
     this.lastActive = load;
     this.readings += 1;
+    if (active > 0) {
+      // A moving average over about the last DUTY_READINGS readings (a plain mean until there are that many).
+      this.dutyReadings += 1;
+      const sample = Math.min(1, (load.running + load.waiting) / active);
+      this.duty += (sample - this.duty) / Math.min(this.dutyReadings, DUTY_READINGS);
+    }
     // A request waits for one step after it arrives: only a queue seen twice in a row means the engine is full.
     this.waitingReadings = load.waiting > 0 ? this.waitingReadings + 1 : 0;
     const preempted = previous !== null && load.preemptions > previous.preemptions;
@@ -141,6 +164,7 @@ export class EngineAdmission {
       typicalContext: this.typicalContext(),
       endedSessions: this.ended,
       scale: this.scale,
+      duty: this.duty,
       load: this.last,
       readings: this.readings,
       closings: this.closings,
@@ -158,8 +182,10 @@ export class EngineAdmission {
     if (capacity === null || context === null || context <= 0) {
       return { target: Math.max(1, maxNumSeqs === null ? this.initialTarget : Math.min(maxNumSeqs, this.initialTarget)), source: 'initial' };
     }
-    const fromKv = Math.max(1, Math.floor((this.scale * this.kvHigh * capacity) / context));
-    if (maxNumSeqs !== null && maxNumSeqs < fromKv) return { target: Math.max(1, maxNumSeqs), source: 'max-num-seqs' };
+    const duty = Math.max(this.minDuty, this.duty);
+    const fromKv = Math.max(1, Math.floor((this.scale * this.kvHigh * capacity) / (context * duty)));
+    const fromSeqs = maxNumSeqs === null ? null : Math.max(1, Math.floor(maxNumSeqs / duty));
+    if (fromSeqs !== null && fromSeqs < fromKv) return { target: fromSeqs, source: 'max-num-seqs' };
     return { target: fromKv, source: 'kv-cache' };
   }
 }

@@ -119,7 +119,7 @@ export class EngineSessionAdmission extends AdmissionGate {
   }
 
   observe(load: EngineLoad, now: number): void {
-    this.controller.observe(load, now);
+    this.controller.observe(load, now, this.active);
     this.pump();
   }
 

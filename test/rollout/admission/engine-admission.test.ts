@@ -43,6 +43,24 @@ describe('target', () => {
     expect(admission.state()).toMatchObject({ target: 32, targetSource: 'max-num-seqs' });
   });
 
+  it('admits more sessions than fit in their model turn by the duty cycle measured (running + waiting over active), at most 1 / minDuty times', () => {
+    const admission = new EngineAdmission({ contextWindow: 10_000, minDuty: 0.25, rampMs: 10_000_000 });
+    admission.observe(load(), 0);
+    expect(admission.state()).toMatchObject({ target: 9, duty: 1 });
+    // Half of 10 admitted sessions have a call in the engine (4 running, 1 waiting), reading after reading.
+    for (let t = 1; t <= 60; t++) admission.observe(load({ running: 4, waiting: t % 2 }), t * 1_000, 10);
+    expect(admission.state().duty).toBeCloseTo(0.45, 1);
+    expect(admission.target()).toBeGreaterThanOrEqual(19);
+    expect(admission.target()).toBeLessThanOrEqual(20);
+    // Nobody in the engine: the duty falls, the target stops at 4x what the cache holds.
+    for (let t = 61; t <= 200; t++) admission.observe(load(), t * 1_000, 10);
+    expect(admission.state().duty).toBeLessThan(0.05);
+    expect(admission.target()).toBe(36);
+    // max_num_seqs caps the sessions in their model turn: admitted up to max_num_seqs / duty.
+    admission.observe(load({ maxNumSeqs: 5 }), 201_000, 10);
+    expect(admission.state()).toMatchObject({ target: 20, targetSource: 'max-num-seqs' });
+  });
+
   it('mayStart: fewer than the target active and the gate open', () => {
     const admission = new EngineAdmission({ contextWindow: 10_000 });
     admission.observe(load(), 0);
