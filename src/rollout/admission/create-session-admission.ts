@@ -7,8 +7,6 @@ import { EngineAdmission } from './engine-admission.js';
 import { DEFAULT_FOOTPRINT, HarnessFootprints, hostSessionCap, type HostResources } from './host-capacity.js';
 import { EngineSessionAdmission, FixedAdmission, type AdmissionMode, type SessionAdmission } from './session-admission.js';
 
-export const ADMISSION_MODES: readonly AdmissionMode[] = ['fixed', 'engine'];
-
 /** Today's default --concurrency. */
 export const DEFAULT_CONCURRENCY = 4;
 
