@@ -20,7 +20,8 @@ import { DEFAULT_ROLLOUT_SAMPLING } from '../config/sampling-policy.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
 import { prepareRolloutUpstream } from './prepare-rollout-upstream.js';
 import { defaultPipelineSizes } from './run-pipeline.js';
-import { SessionScheduler } from './session-scheduler.js';
+import { SessionScheduler, type SchedulerAdmissionState } from './session-scheduler.js';
+import { agentSlotsFor } from './admission/create-session-admission.js';
 import type { SessionStage } from '../store/run-repository.js';
 import { batchSampling, checkBatchRequest, requestHash, type BatchRequest } from './batch-request.js';
 import { EngineGeneration, type EngineGenerationState } from './engine-generation.js';
@@ -84,6 +85,8 @@ export interface EngineStatus {
   replicas: unknown[];
   /** Every replica's engine metrics (null until the shared scheduler exists, or with a test executor). */
   engine: EngineSnapshot | null;
+  /** The admission gate in front of the agent stage (null until the shared scheduler exists). */
+  admission: SchedulerAdmissionState | null;
   /** Engine control: the pause mode and sleep polar applied, and each replica's control state (null until probed). */
   control: GenerationControlState & { replicas: readonly ReplicaControlState[] | null };
 }
@@ -236,8 +239,9 @@ export class RolloutEngine {
     }
     const replicas = this.options.replicas?.() ?? this.scheduler?.scheduler.gateway.replicas() ?? this.replicaStatuses(inFlight);
     const engine = this.options.engineStatus?.() ?? this.scheduler?.scheduler.engineMetrics.snapshot() ?? null;
+    const admission = this.scheduler?.scheduler.admissionState() ?? null;
     const control = { ...this.controller.state(), replicas: this.fleetReady?.replicas ?? null };
-    return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas, engine, control };
+    return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas, engine, admission, control };
   }
 
   /**
@@ -306,7 +310,8 @@ export class RolloutEngine {
           runtime: this.options.runtime,
           upstream,
           tasks: this.tasks,
-          sizes: { ...defaultPipelineSizes(defaults.concurrency ?? 4, availableParallelism()), ...defaults.pipeline },
+          sizes: { ...defaultPipelineSizes(agentSlotsFor(defaults.admission, defaults.concurrency), availableParallelism()), ...defaults.pipeline },
+          ...(defaults.admission !== undefined ? { admission: defaults.admission } : {}),
           ...(defaults.upstreamTimeoutSeconds !== undefined ? { upstreamTimeoutMs: defaults.upstreamTimeoutSeconds * 1000 } : {}),
           policyVersion: this.gate.policyVersion,
           engineMetrics: engineMetricsSettings(defaults),

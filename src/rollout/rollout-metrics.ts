@@ -26,6 +26,19 @@ export interface RolloutEngineMetrics {
   unknown: string | null;
 }
 
+/** The gate in front of the agent stage (`--admission`) at a snapshot. */
+export interface RolloutAdmissionMetrics {
+  mode: 'fixed' | 'engine';
+  /** Agents running, sessions waiting for a place, and how many may run now. */
+  active: number;
+  waiting: number;
+  limit: number;
+  /** engine: the controller's KV-derived target, why the gate is closed (null: open), the host's cap. */
+  target: number | null;
+  hold: string | null;
+  hostCap: number | null;
+}
+
 /** A point-in-time view of a running rollout; the scheduler emits one every few seconds. */
 export interface RolloutMetricsEvent {
   type: 'metrics';
@@ -47,4 +60,6 @@ export interface RolloutMetricsEvent {
   rewards: { n: number; mean: number | null };
   /** The engines' own figures (absent from producers that read no engine metrics). */
   engine?: RolloutEngineMetrics;
+  /** The admission gate (absent from producers without one). */
+  admission?: RolloutAdmissionMetrics;
 }

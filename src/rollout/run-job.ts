@@ -12,6 +12,7 @@ import type { SessionCallSettings } from '../gateway/create-gateway.js';
 import type { LoadedHarness } from '../harness/harness-manifest.js';
 import type { EnsureImageResult } from '../runtime/container-runtime.js';
 import type { RunRow, RunSessionRow, RunStatus, SessionOutcome } from '../store/run-repository.js';
+import type { AdmissionState } from './admission/session-admission.js';
 import type { RunSessionSummary } from '../store/run-session-queries.js';
 import { DEFAULT_ROLLOUT_SAMPLING } from '../config/sampling-policy.js';
 import { EVALUATED, evaluateOutcome } from './evaluate-outcome.js';
@@ -27,7 +28,7 @@ import { enterStage, type PreparedSession, type RanSession, type SessionEnvironm
 import { timePhase } from './time-phase.js';
 import type { EngineMetricsPoller, EngineUsageWindow } from '../upstream/metrics/engine-metrics-poller.js';
 import { runEngineMetrics } from './run-engine-metrics.js';
-import type { RolloutEngineMetrics } from './rollout-metrics.js';
+import type { RolloutEngineMetrics, RolloutMetricsEvent } from './rollout-metrics.js';
 
 /** What a job needs from its scheduler. */
 export interface JobHost {
@@ -40,6 +41,10 @@ export interface JobHost {
   engineMetrics?: Pick<EngineMetricsPoller, 'openWindow' | 'snapshot'>;
   /** Hands a session to the shared pools. */
   submit(unit: SessionUnit): void;
+  /** The session's agent stage ended (before its place in the pools is given back); never rejects. */
+  agentEnded?(unit: SessionUnit): Promise<void>;
+  /** The admission gate's state, for the metrics events (the dashboard's admission line). */
+  admission?(): AdmissionState;
 }
 
 /** One session attempt on its way through the pools. */
@@ -149,7 +154,7 @@ export class RunJob {
     };
     context.emit({ type: 'run-start', runId: run.id, runName: run.name, dbPath: store.path, sessions: all.length, harness: bundle.harness.name, upstream: options.upstream, resumed: submission.resumed });
     const intervalMs = context.metricsIntervalMs ?? 1000;
-    if (intervalMs > 0) this.#ticker = setInterval(() => context.emit(this.metrics.snapshot(this.#activity(), this.#engine())), intervalMs);
+    if (intervalMs > 0) this.#ticker = setInterval(() => context.emit(this.#snapshot(this.#activity(), this.#engine())), intervalMs);
     this.signal.addEventListener('abort', () => this.#onAbort(), { once: true });
     void this.#feed(pending);
   }
@@ -188,6 +193,7 @@ export class RunJob {
       ran.evalContainer = evalContainer;
       unit.ran = ran;
     } finally {
+      await this.#host.agentEnded?.(unit).catch(() => undefined);
       this.#releaseSlot(unit);
     }
   }
@@ -233,6 +239,15 @@ export class RunJob {
 
   #activity(): ActivitySnapshot {
     return activityBetween(this.#activityStart, this.#host.activity());
+  }
+
+  /** The metrics event, with the admission gate's state when the scheduler has one. */
+  #snapshot(activity: ActivitySnapshot, engine: RolloutEngineMetrics | undefined): RolloutMetricsEvent {
+    const snapshot = this.metrics.snapshot(activity, engine);
+    const state = this.#host.admission?.();
+    if (state === undefined) return snapshot;
+    const admission = { mode: state.mode, active: state.active, waiting: state.waiting, limit: state.limit, target: state.engine?.target ?? null, hold: state.engine?.hold ?? null, hostCap: state.hostCap };
+    return { ...snapshot, admission };
   }
 
   /** The engines now, and over this run so far (undefined when the scheduler reads no engine metrics). */
@@ -379,7 +394,7 @@ export class RunJob {
     try {
       const stats = { wallMs, counts, modelBusyFraction: activity.busyFraction, meanInFlight: activity.meanInFlight, modelCalls: activity.requests, ...(engineUsage !== undefined ? { engine: engineUsage } : {}) };
       store.runs.finish(this.run.id, status, stats, reason);
-      context.emit(this.metrics.snapshot(activity, engine));
+      context.emit(this.#snapshot(activity, engine));
       if (status === 'failed') context.emit({ type: 'run-failed', runId: this.run.id, runName: this.run.name, reason: reason ?? 'unknown' });
       context.emit({ type: 'run-end', runId: this.run.id, runName: this.run.name, counts, wallMs, ...(engineUsage !== undefined ? { engine: engineUsage.total } : {}) });
     } catch (error) {

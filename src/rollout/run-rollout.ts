@@ -32,6 +32,8 @@ import { describeHost, describeReplicas, readPolarVersion, RUN_MANIFEST_VERSION,
 import { resumesInPost } from './run-job.js';
 import { defaultPipelineSizes, type PipelineSizes } from './run-pipeline.js';
 import { SessionScheduler } from './session-scheduler.js';
+import { agentSlotsFor } from './admission/create-session-admission.js';
+import type { AdmissionMode } from './admission/session-admission.js';
 import { isSimulatorSpec } from './start-rollout-upstream.js';
 
 export interface RolloutOptions {
@@ -66,8 +68,10 @@ export interface RolloutOptions {
   timeoutSeconds: number;
   /** At most this many tasks (after --instance). */
   limit?: number;
-  /** Agents running at once (the run pool). */
+  /** Agents running at once (the run pool); with `admission: 'engine'` the most. */
   concurrency?: number;
+  /** `--admission`: fixed (`concurrency` agents, the default) or engine (as the engine's metrics allow). */
+  admission?: AdmissionMode;
   /** Override any pool size. */
   pipeline?: Partial<PipelineSizes>;
   /** Total attempts of a session before an infrastructure failure is final (default 3). */
@@ -226,7 +230,8 @@ async function withScheduler(
       store: context.store,
       runtime: context.runtime,
       upstream,
-      sizes: { ...defaultPipelineSizes(options.concurrency ?? 4, availableParallelism()), ...options.pipeline },
+      sizes: { ...defaultPipelineSizes(agentSlotsFor(options.admission, options.concurrency), availableParallelism()), ...options.pipeline },
+      ...(options.admission !== undefined ? { admission: options.admission } : {}),
       ...(options.upstreamTimeoutSeconds !== undefined ? { upstreamTimeoutMs: options.upstreamTimeoutSeconds * 1000 } : {}),
       ...(context.policyVersion !== undefined ? { policyVersion: context.policyVersion } : {}),
       engineMetrics: engineMetricsSettings(options),

@@ -19,6 +19,11 @@ import { RunJob, type RunSubmission, type SessionUnit } from './run-job.js';
 import type { RolloutResult } from './run-rollout.js';
 import { createSessionEndpoints } from './session-endpoints.js';
 import { type PoolDepths, StagePools } from './stage-pools.js';
+import { createSessionAdmission } from './admission/create-session-admission.js';
+import { engineLoadFromSnapshot } from './admission/engine-load.js';
+import type { HarnessFootprint, HarnessFootprints } from './admission/host-capacity.js';
+import { readContainerFootprint } from './admission/read-container-footprint.js';
+import type { AdmissionMode, AdmissionState, SessionAdmission } from './admission/session-admission.js';
 
 export interface SessionSchedulerOptions {
   store: Store;
@@ -34,6 +39,14 @@ export interface SessionSchedulerOptions {
   tasks?: SwebenchRecord[];
   /** Polling of the replicas' engine metrics (ceiling flag, interval). */
   engineMetrics?: EngineMetricsSettings;
+  /** `--admission`: fixed (default; `sizes.runWorkers` agents) or engine (up to `sizes.runWorkers`, as the engine's metrics allow). */
+  admission?: AdmissionMode;
+}
+
+/** What /v1/status and the dashboard show of admission. */
+export interface SchedulerAdmissionState extends AdmissionState {
+  /** Measured per harness (engine mode): peak memory and mean CPU of its containers. */
+  footprints: Record<string, HarnessFootprint>;
 }
 
 export class SessionScheduler {
@@ -48,6 +61,13 @@ export class SessionScheduler {
   /** The job of every session in the pools: the gateway's per-session settings, live token counts. */
   readonly #jobs = new Map<number, RunJob>();
   readonly #running = new Set<RunJob>();
+  /** The gate in front of the agent stage (`--admission`), and the harness footprints it measures. */
+  readonly #admission: SessionAdmission;
+  readonly #admissionMode: AdmissionMode;
+  readonly #footprints: HarnessFootprints;
+  /** Each session's last call: prompt + sampled tokens (what its context reached). */
+  readonly #contexts = new Map<number, number>();
+  readonly #stopPolling: () => void;
   #closed = false;
 
   private constructor(options: SessionSchedulerOptions, socketDir: string, engineMetrics: EngineMetricsPoller) {
@@ -57,7 +77,11 @@ export class SessionScheduler {
     this.#tasks = options.tasks;
     this.upstream = upstream;
     this.engineMetrics = engineMetrics;
-    const recorder = observeRecorder(createStoreRecorder(store, { simulated: upstream.simulated }), (record) => this.#jobs.get(record.sessionId)?.metrics.addTokens(record.capture.tokenIds?.length ?? 0));
+    const recorder = observeRecorder(createStoreRecorder(store, { simulated: upstream.simulated }), (record) => {
+      const sampled = record.capture.tokenIds?.length ?? 0;
+      this.#jobs.get(record.sessionId)?.metrics.addTokens(sampled);
+      this.#contexts.set(record.sessionId, (record.capture.promptTokenIds?.length ?? record.capture.promptTokens ?? 0) + sampled);
+    });
     this.gateway = createGateway({
       upstreamUrls: upstream.urls,
       recorder,
@@ -67,13 +91,25 @@ export class SessionScheduler {
       tokenInHistory: (id: number) => store.calls.listBySession(id),
       sessionSettings: (id) => this.#jobs.get(id)?.settings,
     });
-    this.#pools = new StagePools<SessionUnit>(options.sizes, {
-      init: (unit) => unit.job.init(unit),
-      run: (unit) => unit.job.runAgent(unit),
-      post: (unit) => unit.job.post(unit),
-      dropped: (unit) => unit.job.stopped(),
-      left: (unit, how) => unit.job.left(unit, how),
+    this.#admissionMode = options.admission ?? 'fixed';
+    const setup = createSessionAdmission({ mode: this.#admissionMode, concurrency: options.sizes.runWorkers, contextWindow: upstream.profile.maxModelLen });
+    this.#admission = setup.admission;
+    this.#footprints = setup.footprints;
+    this.#stopPolling = engineMetrics.onPoll((snapshot) => {
+      const load = engineLoadFromSnapshot(snapshot, this.gateway.generation.state().paused);
+      if (load !== null) this.#admission.observe(load, performance.now());
     });
+    this.#pools = new StagePools<SessionUnit>(
+      options.sizes,
+      {
+        init: (unit) => unit.job.init(unit),
+        run: (unit) => unit.job.runAgent(unit),
+        post: (unit) => unit.job.post(unit),
+        dropped: (unit) => unit.job.stopped(),
+        left: (unit, how) => unit.job.left(unit, how),
+      },
+      this.#admission,
+    );
   }
 
   static async start(options: SessionSchedulerOptions): Promise<SessionScheduler> {
@@ -102,6 +138,8 @@ export class SessionScheduler {
       activity: () => this.gateway.activity(),
       engineMetrics: this.engineMetrics,
       submit: (unit) => this.#pools.submit(unit),
+      agentEnded: (unit) => this.#agentEnded(unit),
+      admission: () => this.admissionState(),
     });
     for (const id of job.sessionIds) this.#jobs.set(id, job);
     this.#running.add(job);
@@ -124,6 +162,23 @@ export class SessionScheduler {
     return this.#running.size;
   }
 
+  /** The admission gate: mode, places taken and waiting, the controller's state (engine mode), measured footprints. */
+  admissionState(): SchedulerAdmissionState {
+    return { ...this.#admission.state(), footprints: this.#footprints.all() };
+  }
+
+  /** A session's agent stage ended: what its context reached feeds the controller; engine mode measures its container. */
+  async #agentEnded(unit: SessionUnit): Promise<void> {
+    const id = unit.item.session.id;
+    const context = this.#contexts.get(id);
+    this.#contexts.delete(id);
+    if (context !== undefined && unit.prepared?.failure === undefined) this.#admission.sessionEnded(context);
+    const handle = unit.prepared?.handle;
+    if (this.#admissionMode !== 'engine' || handle === undefined || unit.prepared === undefined) return;
+    const measured = await readContainerFootprint(handle, performance.now() - unit.prepared.startedAt);
+    if (measured !== null) this.#footprints.record(unit.job.run.harness, measured);
+  }
+
   /** Sessions waiting between the stages of the shared pools. */
   depths(): PoolDepths {
     return this.#pools.depths();
@@ -139,6 +194,7 @@ export class SessionScheduler {
     this.#closed = true;
     await Promise.allSettled([...this.#running].map((job) => job.done));
     await this.#pools.close();
+    this.#stopPolling();
     await this.engineMetrics.close();
     await this.gateway.close();
     await this.upstream.close();

@@ -2,6 +2,7 @@
 // init and run, fed while they run. The staged pipeline of `polar rollout` and `polar serve`: sessions of
 // every run submitted to one scheduler share the pools. Unlike run-pipeline.ts (a fixed list of items,
 // also the serial baseline of the benchmarks), items arrive at any time and the pools live until closed.
+import type { SessionAdmission } from './admission/session-admission.js';
 import { AsyncChannel } from './async-channel.js';
 import type { PipelineSizes } from './run-pipeline.js';
 
@@ -41,13 +42,19 @@ export class StagePools<T> {
   readonly #run: Promise<void>[];
   readonly #post: Promise<void>[];
 
+  /**
+   * `admission` (optional) gates the run stage: a run worker that took a prepared item waits for a place
+   * before the agent starts and gives it back when the agent stage ends (`--admission engine`).
+   */
   constructor(
     sizes: PipelineSizes,
     private readonly stages: PoolStages<T>,
+    admission?: SessionAdmission,
   ) {
     this.#ready = new AsyncChannel<T>(Math.max(1, sizes.readyBuffer));
     this.#init = this.#workers(sizes.initWorkers, this.#queued, (item) => stages.init(item), this.#ready, true);
-    this.#run = this.#workers(sizes.runWorkers, this.#ready, (item) => stages.run(item), this.#finished, false);
+    const run = admission === undefined ? (item: T) => stages.run(item) : (item: T) => admitted(admission, () => stages.run(item));
+    this.#run = this.#workers(sizes.runWorkers, this.#ready, run, this.#finished, false);
     this.#post = this.#workers(sizes.postWorkers, this.#finished, (item) => stages.post(item), undefined, false);
   }
 
@@ -87,5 +94,15 @@ export class StagePools<T> {
         else await to.put(item);
       }
     });
+  }
+}
+
+/** Runs `stage` in a place of the admission gate. */
+async function admitted(admission: SessionAdmission, stage: () => Promise<void>): Promise<void> {
+  const release = await admission.acquire();
+  try {
+    await stage();
+  } finally {
+    release();
   }
 }

@@ -7,6 +7,7 @@ import type { EngineEvent, RolloutEngine } from '../rollout/rollout-engine.js';
 import type { BatchRow } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
 import { describeBatch } from './describe-batch.js';
+import { admissionStatusJson } from './admission-status-json.js';
 import { engineStatusJson } from './engine-status-json.js';
 import { prepareGroups, selectGroups, writeGroups } from './export-groups.js';
 import { OPENAPI_DOCUMENT } from './openapi-document.js';
@@ -155,6 +156,7 @@ export function createServeApp(options: ServeAppOptions): Hono {
       batches: status.batches,
       model: { busy_fraction: status.modelBusyFraction, in_flight: status.modelCallsInFlight },
       engine: engineStatusJson(status.engine),
+      admission: admissionStatusJson(status.admission),
       replicas: status.replicas,
       control: describeControl(status.control),
     });

@@ -1,5 +1,6 @@
 // The live rollout dashboard: props in, frame out (no I/O; mountDashboard renders it).
 import { Box } from 'ink';
+import { DashboardAdmission } from './dashboard-admission.js';
 import { DashboardEngine } from './dashboard-engine.js';
 import { DashboardFailures } from './dashboard-failures.js';
 import { DashboardHeader } from './dashboard-header.js';
@@ -25,6 +26,7 @@ export function RolloutDashboard({ state, width = DEFAULT_DASHBOARD_WIDTH }: Rol
           <DashboardProgress state={state} width={width} />
           <DashboardThroughput metrics={state.metrics} finished={state.finished !== null} />
           <DashboardEngine engine={state.metrics?.engine} />
+          <DashboardAdmission admission={state.metrics?.admission} />
           <DashboardFailures failures={state.recentFailures} />
         </>
       )}

@@ -53,6 +53,7 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
       if (flags.resume !== undefined) {
         const overrides = {
           ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
+          ...(flags.admission === undefined ? {} : { admission: flags.admission }),
           ...(flags.gpuPeakTokensPerSecond === undefined ? {} : { gpuPeakTokensPerSecond: flags.gpuPeakTokensPerSecond }),
         };
         return resumeRollout(flags.resume, context, { ...overrides, pipeline, ...(flags.eval ? {} : { evaluate: false }), ...withLimits(flags) });
@@ -81,6 +82,7 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
           timeoutSeconds: flags.timeout,
           limit: flags.limit,
           concurrency: flags.concurrency,
+          ...(flags.admission !== undefined ? { admission: flags.admission } : {}),
           pipeline,
           evaluate: flags.eval,
       ...(flags.taskSet !== undefined ? { taskSet: parseTaskSetName(flags.taskSet) } : {}),

@@ -1,5 +1,7 @@
 // `polar rollout`: run a harness on SWE-bench-format tasks, one session per task and sample.
 import type { Command } from 'commander';
+import type { AdmissionMode } from '../../rollout/admission/session-admission.js';
+import { ADMISSION_FLAG_HELP, parseAdmissionMode } from '../admission-option.js';
 import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../container-limit-options.js';
 import { addSamplingOptions, type SamplingOptionValues } from '../sampling-options.js';
 import { addTaskSetOptions, type TaskSetFlags } from '../task-set-options.js';
@@ -11,6 +13,7 @@ export interface RolloutFlags extends ContainerLimitFlags, TaskSetFlags, Samplin
   dataset?: string;
   resume?: string;
   concurrency?: number;
+  admission?: AdmissionMode;
   limit?: number;
   initWorkers?: number;
   postWorkers?: number;
@@ -61,7 +64,8 @@ export function registerRolloutCommand(program: Command): void {
     .option('--samples <k>', 'sessions per task (a GRPO group)', parseIntegerOption('--samples', 1), 1)
     .option('--timeout <seconds>', 'deadline of one session', parseIntegerOption('--timeout', 1), 1800)
     .option('--limit <m>', 'at most this many tasks', parseIntegerOption('--limit', 1))
-    .option('--concurrency <n>', 'agents running at once (the model-facing pool)', parseIntegerOption('--concurrency', 1))
+    .option('--concurrency <n>', 'agents running at once (the model-facing pool; with --admission engine the most)', parseIntegerOption('--concurrency', 1))
+    .option('--admission <mode>', ADMISSION_FLAG_HELP, parseAdmissionMode)
     .option('--init-workers <n>', 'container set-up pool size', parseIntegerOption('--init-workers', 1))
     .option('--post-workers <n>', 'patch/evaluation/teardown pool size', parseIntegerOption('--post-workers', 1))
     .option('--ready-buffer <n>', 'prepared containers waiting for a run slot', parseIntegerOption('--ready-buffer', 1))

@@ -31,6 +31,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     ...(flags.upstreamTimeout !== undefined ? { upstreamTimeoutSeconds: flags.upstreamTimeout } : {}),
     ...(flags.gpuPeakTokensPerSecond !== undefined ? { gpuPeakTokensPerSecond: flags.gpuPeakTokensPerSecond } : {}),
     ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+    ...(flags.admission !== undefined ? { admission: flags.admission } : {}),
     ...(flags.maxAttempts !== undefined ? { maxAttempts: flags.maxAttempts } : {}),
     ...(limits !== undefined ? { limits: { ...DEFAULT_SESSION_LIMITS, ...limits } } : {}),
   };

@@ -1,6 +1,8 @@
 // `polar serve`: the rollout service a trainer talks to over HTTP (submit / poll / stream / cancel / callbacks,
 // pause / resume around weight syncs). Flags only; the action is in serve-action.ts.
 import type { Command } from 'commander';
+import type { AdmissionMode } from '../../rollout/admission/session-admission.js';
+import { ADMISSION_FLAG_HELP, parseAdmissionMode } from '../admission-option.js';
 import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../container-limit-options.js';
 import { parseIntegerOption, parsePositiveNumberOption } from '../parse-number-option.js';
 import { collectUpstream, ENGINE_FLAG_HELP, GPU_PEAK_FLAG_HELP, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
@@ -18,6 +20,7 @@ export interface ServeFlags extends ContainerLimitFlags {
   upstreamTimeout?: number;
   gpuPeakTokensPerSecond?: number;
   concurrency?: number;
+  admission?: AdmissionMode;
   maxBatches: number;
   maxStaleness?: number;
   policyVersion?: number;
@@ -45,6 +48,7 @@ export function registerServeCommand(program: Command): void {
     .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails', parseIntegerOption('--upstream-timeout', 1))
     .option('--gpu-peak-tokens-per-second <n>', GPU_PEAK_FLAG_HELP, parsePositiveNumberOption('--gpu-peak-tokens-per-second'))
     .option('--concurrency <n>', 'agents per batch running at once (a batch may ask for its own)', parseIntegerOption('--concurrency', 1))
+    .option('--admission <mode>', ADMISSION_FLAG_HELP, parseAdmissionMode)
     .option('--max-batches <n>', 'batches running at once', parseIntegerOption('--max-batches', 1), 2)
     .option('--max-staleness <k>', 'do not start sessions of batches more than k policy versions behind (they wait)', parseIntegerOption('--max-staleness', 0))
     .option('--policy-version <n>', 'policy version at start (default: the highest stored batch\'s, else 0)', parseIntegerOption('--policy-version', 0))

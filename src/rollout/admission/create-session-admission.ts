@@ -1,0 +1,51 @@
+// `--admission fixed|engine` as a gate for the stage pools: how many agent workers the pools get and the gate
+// in front of them. fixed: --concurrency agents (default 4), as before. engine: the pools get --concurrency
+// workers (default: what the host holds, by the harness footprint known so far), and the engine-driven
+// controller decides how many of them run an agent, never more than the host's cap at that moment.
+import { availableParallelism, freemem } from 'node:os';
+import { EngineAdmission } from './engine-admission.js';
+import { DEFAULT_FOOTPRINT, HarnessFootprints, hostSessionCap, type HostResources } from './host-capacity.js';
+import { EngineSessionAdmission, FixedAdmission, type AdmissionMode, type SessionAdmission } from './session-admission.js';
+
+/** Today's default --concurrency. */
+export const DEFAULT_CONCURRENCY = 4;
+
+export interface AdmissionSettings {
+  mode: AdmissionMode;
+  /** fixed: agents at once. engine: the most agents at once (default: the host's cap). */
+  concurrency?: number;
+  /** The served model's context window (the controller's first estimate of a session's final context). */
+  contextWindow: number | null;
+  /** The host now (default: os.freemem(), os.availableParallelism()). */
+  host?: () => HostResources;
+}
+
+export interface SessionAdmissionSetup {
+  /** Agent workers of the stage pools. */
+  agentSlots: number;
+  admission: SessionAdmission;
+  /** Measured footprints per harness (engine mode records them at each agent's end). */
+  footprints: HarnessFootprints;
+}
+
+const hostNow = (): HostResources => ({ freeMemoryBytes: freemem(), cores: availableParallelism() });
+
+/** Agent workers the stage pools get: --concurrency, else 4 (fixed) or what the host holds (engine). */
+export function agentSlotsFor(mode: AdmissionMode | undefined, concurrency: number | undefined, host: () => HostResources = hostNow): number {
+  if (concurrency !== undefined) return concurrency;
+  return mode === 'engine' ? hostSessionCap(host(), DEFAULT_FOOTPRINT, 0).sessions : DEFAULT_CONCURRENCY;
+}
+
+export function createSessionAdmission(settings: AdmissionSettings): SessionAdmissionSetup {
+  const footprints = new HarnessFootprints();
+  if (settings.mode === 'fixed') {
+    const agentSlots = settings.concurrency ?? DEFAULT_CONCURRENCY;
+    return { agentSlots, admission: new FixedAdmission(agentSlots), footprints };
+  }
+  const host = settings.host ?? hostNow;
+  const agentSlots = agentSlotsFor('engine', settings.concurrency, host);
+  let admission: EngineSessionAdmission;
+  const hostCap = (): number => Math.min(agentSlots, hostSessionCap(host(), footprints.largest(), admission.active).sessions);
+  admission = new EngineSessionAdmission(new EngineAdmission({ contextWindow: settings.contextWindow }), hostCap);
+  return { agentSlots, admission, footprints };
+}

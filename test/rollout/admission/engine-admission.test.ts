@@ -1,0 +1,152 @@
+// The engine-driven admission controller: its target comes from what the engine reports (KV capacity over the
+// context a session reaches, capped by max_num_seqs), its gate closes on a queue seen twice, a preemption or
+// KV pressure and opens only below kvLow (hysteresis), and its feedback scale backs off on overload and ramps
+// when calm.
+import { describe, expect, it } from 'vitest';
+import { EngineAdmission } from '../../../src/rollout/admission/engine-admission.js';
+import type { EngineLoad } from '../../../src/rollout/admission/engine-load.js';
+
+const load = (over: Partial<EngineLoad> = {}): EngineLoad => ({
+  running: 0,
+  waiting: 0,
+  kvUsage: 0,
+  kvCapacityTokens: 100_000,
+  preemptions: 0,
+  maxNumSeqs: 256,
+  paused: false,
+  ...over,
+});
+
+describe('target', () => {
+  it('starts at the initial target (capped by max_num_seqs) before the engine says its KV capacity', () => {
+    const admission = new EngineAdmission({ contextWindow: 10_000, initialTarget: 4 });
+    expect(admission.state()).toMatchObject({ target: 4, targetSource: 'initial', hold: null, load: null });
+    admission.observe(load({ kvCapacityTokens: null, maxNumSeqs: 2 }), 0);
+    expect(admission.state()).toMatchObject({ target: 2, targetSource: 'initial' });
+  });
+
+  it('is kvHigh x KV capacity over the context window until sessions end, then over their mean final context', () => {
+    const admission = new EngineAdmission({ contextWindow: 10_000, kvHigh: 0.9 });
+    admission.observe(load(), 0);
+    expect(admission.state()).toMatchObject({ target: 9, targetSource: 'kv-cache', typicalContext: 10_000, endedSessions: 0 });
+    admission.sessionEnded(20_000);
+    admission.sessionEnded(30_000);
+    admission.sessionEnded(0);
+    expect(admission.state()).toMatchObject({ target: 3, typicalContext: 25_000, endedSessions: 2 });
+  });
+
+  it('follows the engine: a larger KV cache gives a larger target, max_num_seqs caps it', () => {
+    const admission = new EngineAdmission({ contextWindow: 10_000 });
+    admission.observe(load({ kvCapacityTokens: 1_000_000 }), 0);
+    expect(admission.target()).toBe(90);
+    admission.observe(load({ kvCapacityTokens: 1_000_000, maxNumSeqs: 32 }), 1_000);
+    expect(admission.state()).toMatchObject({ target: 32, targetSource: 'max-num-seqs' });
+  });
+
+  it('admits more sessions than fit in their model turn by the duty cycle measured (running + waiting over active), at most 1 / minDuty times', () => {
+    const admission = new EngineAdmission({ contextWindow: 10_000, minDuty: 0.25, rampMs: 10_000_000 });
+    admission.observe(load(), 0);
+    expect(admission.state()).toMatchObject({ target: 9, duty: 1 });
+    // Half of 10 admitted sessions have a call in the engine (4 running, 1 waiting), reading after reading.
+    for (let t = 1; t <= 60; t++) admission.observe(load({ running: 4, waiting: t % 2 }), t * 1_000, 10);
+    expect(admission.state().duty).toBeCloseTo(0.45, 1);
+    expect(admission.target()).toBeGreaterThanOrEqual(19);
+    expect(admission.target()).toBeLessThanOrEqual(20);
+    // Nobody in the engine: the duty falls, the target stops at 4x what the cache holds.
+    for (let t = 61; t <= 200; t++) admission.observe(load(), t * 1_000, 10);
+    expect(admission.state().duty).toBeLessThan(0.05);
+    expect(admission.target()).toBe(36);
+    // max_num_seqs caps the sessions in their model turn: admitted up to max_num_seqs / duty.
+    admission.observe(load({ maxNumSeqs: 5 }), 201_000, 10);
+    expect(admission.state()).toMatchObject({ target: 20, targetSource: 'max-num-seqs' });
+  });
+
+  it('mayStart: fewer than the target active and the gate open', () => {
+    const admission = new EngineAdmission({ contextWindow: 10_000 });
+    admission.observe(load(), 0);
+    expect(admission.mayStart(8)).toBe(true);
+    expect(admission.mayStart(9)).toBe(false);
+    admission.observe(load({ kvUsage: 0.95 }), 1_000);
+    expect(admission.mayStart(0)).toBe(false);
+  });
+
+  it('refuses thresholds that make no gate', () => {
+    expect(() => new EngineAdmission({ kvLow: 0.9, kvHigh: 0.8 })).toThrow(RangeError);
+    expect(() => new EngineAdmission({ kvHigh: 1.2 })).toThrow(RangeError);
+  });
+});
+
+describe('gate with hysteresis', () => {
+  it('closes at kvHigh and opens only once KV usage is back at or below kvLow', () => {
+    const admission = new EngineAdmission({ contextWindow: 10_000, kvHigh: 0.9, kvLow: 0.75 });
+    admission.observe(load({ kvUsage: 0.5 }), 0);
+    expect(admission.state().hold).toBeNull();
+    admission.observe(load({ kvUsage: 0.92 }), 1_000);
+    expect(admission.state().hold).toBe('kv-high');
+    admission.observe(load({ kvUsage: 0.8 }), 2_000);
+    expect(admission.state().hold).toBe('kv-high');
+    admission.observe(load({ kvUsage: 0.75 }), 3_000);
+    expect(admission.state().hold).toBeNull();
+    expect(admission.state().closings).toBe(1);
+  });
+
+  it('closes when the engine queues requests in two readings in a row, not on one (a request waits one step on arrival)', () => {
+    const admission = new EngineAdmission({ contextWindow: 10_000 });
+    admission.observe(load({ waiting: 3 }), 0);
+    expect(admission.state().hold).toBeNull();
+    admission.observe(load({ waiting: 0 }), 1_000);
+    admission.observe(load({ waiting: 2 }), 2_000);
+    expect(admission.state().hold).toBeNull();
+    admission.observe(load({ waiting: 1 }), 3_000);
+    expect(admission.state().hold).toBe('waiting');
+    // Still waiting requests: stays closed even with a low KV usage.
+    admission.observe(load({ waiting: 1, kvUsage: 0.1 }), 4_000);
+    expect(admission.state().hold).toBe('waiting');
+    admission.observe(load({ waiting: 0, kvUsage: 0.1 }), 5_000);
+    expect(admission.state().hold).toBeNull();
+  });
+
+  it('closes on a preemption and backs the scale off once per overload episode', () => {
+    const admission = new EngineAdmission({ contextWindow: 10_000, backoff: 0.5 });
+    admission.observe(load({ preemptions: 7 }), 0);
+    expect(admission.state().hold).toBeNull();
+    expect(admission.target()).toBe(9);
+    admission.observe(load({ preemptions: 8, kvUsage: 0.85 }), 1_000);
+    expect(admission.state()).toMatchObject({ hold: 'preempted', scale: 0.5, target: 4 });
+    admission.observe(load({ preemptions: 9, kvUsage: 0.85 }), 2_000);
+    expect(admission.state().scale).toBe(0.5);
+    admission.observe(load({ preemptions: 9, kvUsage: 0.8 }), 3_000);
+    expect(admission.state().hold).toBe('preempted');
+    admission.observe(load({ preemptions: 9, kvUsage: 0.7 }), 4_000);
+    expect(admission.state().hold).toBeNull();
+  });
+
+  it('never backs off below half the KV-derived target', () => {
+    const admission = new EngineAdmission({ contextWindow: 10_000, backoff: 0.1 });
+    admission.observe(load(), 0);
+    for (let i = 1; i < 10; i++) {
+      admission.observe(load({ preemptions: i }), i * 2_000 - 1_000);
+      admission.observe(load({ preemptions: i }), i * 2_000);
+    }
+    expect(admission.state().scale).toBe(0.5);
+    expect(admission.target()).toBe(4);
+  });
+
+  it('ramps the scale up after each calm rampMs, and not while KV usage is above kvLow', () => {
+    const admission = new EngineAdmission({ contextWindow: 10_000, rampMs: 10_000, rampStep: 0.5 });
+    for (let t = 0; t <= 20_000; t += 1_000) admission.observe(load({ kvUsage: 0.8 }), t);
+    expect(admission.state().scale).toBe(1);
+    for (let t = 21_000; t <= 41_000; t += 1_000) admission.observe(load({ kvUsage: 0.5 }), t);
+    expect(admission.state().scale).toBe(2);
+    expect(admission.target()).toBe(18);
+  });
+
+  it('ignores readings of a paused engine (they say nothing about load)', () => {
+    const admission = new EngineAdmission({ contextWindow: 10_000 });
+    admission.observe(load({ waiting: 5 }), 0);
+    admission.observe(load({ waiting: 5, paused: true, kvUsage: 0.99 }), 1_000);
+    expect(admission.state()).toMatchObject({ hold: null, readings: 1 });
+    admission.observe(load({ waiting: 5 }), 2_000);
+    expect(admission.state().hold).toBe('waiting');
+  });
+});

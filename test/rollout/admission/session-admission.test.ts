@@ -1,0 +1,129 @@
+// The gate in front of the agent stage: fixed (--concurrency) and engine (controller under the host cap),
+// places granted in arrival order and given back once; and, on the simulated GPU in virtual time, engine
+// admission keeps growing agent sessions in the KV cache without preemption once it knows how large they get,
+// where a fixed concurrency at the same host preempts.
+import { describe, expect, it } from 'vitest';
+import { EngineAdmission } from '../../../src/rollout/admission/engine-admission.js';
+import { engineLoadFromSimulator, type EngineLoad } from '../../../src/rollout/admission/engine-load.js';
+import { EngineSessionAdmission, FixedAdmission, type SessionAdmission } from '../../../src/rollout/admission/session-admission.js';
+import { createSimEngine } from '../../../src/sim/create-sim-engine.js';
+import { VirtualTimeDriver } from '../../../src/sim/engine/virtual-time-driver.js';
+
+const calm: EngineLoad = { running: 0, waiting: 0, kvUsage: 0, kvCapacityTokens: 100_000, preemptions: 0, maxNumSeqs: null, paused: false };
+
+/** Acquires `count` places in order; returns the releases granted so far (by index) as they come. */
+function queue(admission: SessionAdmission, count: number): (() => void)[] {
+  const granted: (() => void)[] = [];
+  for (let i = 0; i < count; i++) void admission.acquire().then((release) => (granted[i] = release));
+  return granted;
+}
+
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('FixedAdmission', () => {
+  it('grants up to the limit in arrival order; a release (once, however often called) lets the next one in', async () => {
+    const admission = new FixedAdmission(2);
+    const granted = queue(admission, 4);
+    await settle();
+    expect(Object.keys(granted)).toEqual(['0', '1']);
+    expect(admission.state()).toMatchObject({ mode: 'fixed', active: 2, waiting: 2, limit: 2 });
+    granted[1]!();
+    granted[1]!();
+    await settle();
+    expect(Object.keys(granted)).toEqual(['0', '1', '2']);
+    expect(admission.active).toBe(2);
+  });
+
+  it('a waiter whose signal aborts leaves the queue with the signal\'s reason', async () => {
+    const admission = new FixedAdmission(1);
+    const first = await admission.acquire();
+    const controller = new AbortController();
+    const waiting = admission.acquire(controller.signal);
+    controller.abort(new Error('session cancelled'));
+    await expect(waiting).rejects.toThrow('session cancelled');
+    expect(admission.state().waiting).toBe(0);
+    first();
+    expect(admission.active).toBe(0);
+    expect(() => new FixedAdmission(0)).toThrow(RangeError);
+  });
+});
+
+describe('EngineSessionAdmission', () => {
+  it('starts waiting sessions when a reading opens the gate, never past the host cap', async () => {
+    let hostCap = 3;
+    const admission = new EngineSessionAdmission(new EngineAdmission({ contextWindow: 10_000 }), () => hostCap);
+    admission.observe({ ...calm, kvUsage: 0.95 }, 0);
+    const granted = queue(admission, 5);
+    await settle();
+    expect(granted).toHaveLength(0);
+    admission.observe({ ...calm, kvUsage: 0.5 }, 1_000);
+    await settle();
+    expect(Object.keys(granted)).toHaveLength(3);
+    expect(admission.state()).toMatchObject({ mode: 'engine', active: 3, waiting: 2, hostCap: 3, limit: 3 });
+    hostCap = 4;
+    granted[0]!();
+    await settle();
+    expect(admission.active).toBe(4);
+  });
+});
+
+/**
+ * Agent sessions on a simulated H100 with a small KV cache (64k tokens), in virtual time: each makes `calls`
+ * calls whose prompt is the previous prompt + output + 1500 new tokens (final context ~15k), with 2 s of tool
+ * time between calls. Engine readings every second go to the admission. Returns the preemptions counted
+ * after the first `warmUp` sessions ended, and the sessions finished.
+ */
+async function runAgents(admission: SessionAdmission, sessions: number, warmUp: number): Promise<{ preemptionsAfterWarmUp: number; preemptionsTotal: number; finished: number; meanRunning: number }> {
+  const { engine } = createSimEngine({ gpu: { profile: 'qwen3-8b-h100', kvCacheTokens: 64_000 } });
+  const driver = new VirtualTimeDriver(engine);
+  const wait = (ms: number) => new Promise<void>((resolve) => driver.after(ms, resolve));
+  let nextId = 1;
+  const fresh = (count: number): number[] => Array.from({ length: count }, () => nextId++);
+  let finished = 0;
+  let atWarmUp: number | null = null;
+  let running = 0;
+  let readings = 0;
+  const poll = (): void => {
+    if (finished === sessions) return;
+    const metrics = engine.metrics();
+    running += metrics.running;
+    readings += 1;
+    admission.observe(engineLoadFromSimulator(metrics), driver.now);
+    driver.after(1_000, poll);
+  };
+  poll();
+  const agent = async (): Promise<void> => {
+    const release = await admission.acquire();
+    let prompt = fresh(1_500);
+    for (let call = 0; call < 9; call++) {
+      const output = fresh(200);
+      const handle = driver.submit({ promptTokenIds: prompt, outputTokenIds: output });
+      const result = await handle.next(Number.POSITIVE_INFINITY);
+      expect(result.finish).not.toBe('abort');
+      prompt = [...prompt, ...output, ...fresh(1_500)];
+      await wait(2_000);
+    }
+    release();
+    admission.sessionEnded(prompt.length);
+    finished += 1;
+    if (finished === warmUp) atWarmUp = engine.metrics().preemptions;
+  };
+  const agents = Array.from({ length: sessions }, agent);
+  await driver.run();
+  await Promise.all(agents);
+  const total = engine.metrics().preemptions;
+  return { preemptionsAfterWarmUp: total - (atWarmUp ?? total), preemptionsTotal: total, finished, meanRunning: running / readings };
+}
+
+describe('on the simulated GPU (virtual time)', () => {
+  it('engine admission: no preemption at steady state; a fixed concurrency of the same host preempts', async () => {
+    const engineRun = await runAgents(new EngineSessionAdmission(new EngineAdmission({ contextWindow: 32_768 }), () => 16), 48, 8);
+    const fixedRun = await runAgents(new FixedAdmission(16), 48, 8);
+    expect(engineRun.finished).toBe(48);
+    expect(fixedRun.finished).toBe(48);
+    expect(engineRun.preemptionsAfterWarmUp).toBe(0);
+    expect(fixedRun.preemptionsAfterWarmUp).toBeGreaterThan(0);
+    // It is not idle either: more than one request in the batch on average.
+    expect(engineRun.meanRunning).toBeGreaterThan(1);
+  });
+});

@@ -1,0 +1,25 @@
+// The dashboard's admission line and the --admission flag's parser.
+import { describe, expect, it } from 'vitest';
+import { parseAdmissionMode } from '../../src/cli/admission-option.js';
+import { UsageError } from '../../src/errors.js';
+import { admissionLine } from '../../src/ui/format-admission.js';
+
+describe('admissionLine', () => {
+  it('fixed: agents of the limit and the queue', () => {
+    expect(admissionLine({ mode: 'fixed', active: 3, waiting: 5, limit: 4, target: null, hold: null, hostCap: null })).toBe('fixed: 3 of 4 agents, 5 waiting');
+  });
+
+  it('engine: the controller\'s target, the host cap and the gate', () => {
+    expect(admissionLine({ mode: 'engine', active: 10, waiting: 3, limit: 12, target: 12, hold: 'kv-high', hostCap: 37 })).toBe('engine: 10 of 12 agents (target 12, host 37), 3 waiting, gate closed: kv-high');
+    expect(admissionLine({ mode: 'engine', active: 2, waiting: 0, limit: 2, target: null, hold: null, hostCap: null })).toBe('engine: 2 of 2 agents (target ?, host ?), 0 waiting, gate open');
+  });
+});
+
+describe('--admission', () => {
+  it('takes fixed or engine, refuses anything else with the choices', () => {
+    expect(parseAdmissionMode('fixed')).toBe('fixed');
+    expect(parseAdmissionMode('engine')).toBe('engine');
+    expect(() => parseAdmissionMode('auto')).toThrow(UsageError);
+    expect(() => parseAdmissionMode('auto')).toThrow('--admission must be fixed or engine, got "auto"');
+  });
+});
