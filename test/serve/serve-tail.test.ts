@@ -7,6 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EngineEvent } from '../../src/rollout/rollout-engine.js';
+import { describeBatch } from '../../src/serve/describe-batch.js';
+import { OPENAPI_DOCUMENT } from '../../src/serve/openapi-document.js';
+import { BATCH_BODY } from '../../src/serve/parse-batch-body.js';
 import { startServe, type RunningServe } from '../../src/serve/start-serve.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
 import type { RunSessionRow } from '../../src/store/run-repository.js';
@@ -27,7 +30,7 @@ interface Server {
   call(method: string, route: string, body?: unknown): Promise<{ status: number; json: any; text: string; headers: Headers }>;
 }
 
-async function start(dir: string, options: { maxBatches?: number } = {}): Promise<Server> {
+async function start(dir: string, options: { maxBatches?: number; maxStaleness?: number } = {}): Promise<Server> {
   const store = openStore(path.join(dir, 'polar.db'));
   const fake = createFakeExecutor(store, { parallel: true });
   const serve = await startServe({
@@ -41,6 +44,7 @@ async function start(dir: string, options: { maxBatches?: number } = {}): Promis
     token: TOKEN,
     port: 0,
     ...(options.maxBatches !== undefined ? { maxBatches: options.maxBatches } : {}),
+    ...(options.maxStaleness !== undefined ? { maxStaleness: options.maxStaleness } : {}),
   });
   const events: EngineEvent[] = [];
   serve.engine.on((event) => events.push(event));
@@ -295,5 +299,46 @@ describe('polar serve: target_groups and the tail', () => {
     const again = await send({ target_groups: 2, tail: 'carry' });
     const other = await send({ target_groups: 2, tail: 'cancel' });
     expect([first.status, again.status, other.status]).toEqual([202, 200, 409]);
+  });
+
+  it('sends target_reached on /v1/events', async () => {
+    const h = await start(tempDir());
+    holdSlow(h.fake);
+    const controller = new AbortController();
+    cleanups.push(() => controller.abort());
+    const response = await fetch(`${h.serve.url}/v1/events`, { headers: { authorization: `Bearer ${TOKEN}` }, signal: controller.signal });
+    const reader = response.body!.getReader();
+    let text = '';
+    const { json } = await h.call('POST', '/v1/rollouts', body({ target_groups: 2, tail: 'carry' }));
+    while (!text.includes('event: target_reached')) text += new TextDecoder().decode((await reader.read()).value);
+    const data = /event: target_reached\ndata: (.*)\n/.exec(text)?.[1];
+    expect(JSON.parse(data!)).toEqual({ type: 'target_reached', batchId: json.id, targetGroups: 2, tail: 'carry', complete: 2, cancelled: 0, carried: 2 });
+  });
+
+  it('documents target_groups, tail and the target fields in /openapi.json', async () => {
+    const request = OPENAPI_DOCUMENT.components.schemas.BatchRequest.properties;
+    expect(Object.keys(request).sort()).toEqual(Object.keys(BATCH_BODY.shape).sort());
+    expect(request.tail.enum).toEqual(['wait', 'cancel', 'carry']);
+    const h = await start(tempDir());
+    const { json } = await h.call('POST', '/v1/rollouts', body({ target_groups: 2 }));
+    const described = Object.keys(describeBatch(h.store, h.store.batches.get(json.id)!));
+    expect(described.filter((key) => !(key in OPENAPI_DOCUMENT.components.schemas.Batch.properties))).toEqual([]);
+  });
+
+  it('ahead-start: a batch submitted while generation is paused starts its sessions; only a batch past --max-staleness waits', async () => {
+    const h = await start(tempDir(), { maxStaleness: 0 });
+    h.fake.gate.wait = () => new Promise(() => undefined); // agents running, their calls would be held at the gateway
+    await h.call('POST', '/v1/generation/pause', { drain_timeout_ms: 0 });
+    const fresh = await h.call('POST', '/v1/rollouts', { harness: 'pi', tasks: fixtureRows(), samples: 2 });
+    await batchWhen(h, fresh.json.id, (b) => b.sessions.running === 4);
+    expect((await h.call('GET', '/v1/status')).json.generation).toMatchObject({ paused: true, stale_waiting: 0 });
+    // A batch of an older policy than --max-staleness allows does not start, paused or not.
+    await h.call('POST', '/v1/generation/resume', { policy_version: 1 });
+    await h.call('POST', '/v1/generation/pause', { drain_timeout_ms: 0 });
+    const stale = await h.call('POST', '/v1/rollouts', { harness: 'pi', tasks: fixtureRows(), samples: 1, policy_version: 0 });
+    await until(async () => ((await h.call('GET', '/v1/status')).json.generation.stale_waiting === 2 ? true : undefined));
+    expect((await h.call('GET', `/v1/rollouts/${stale.json.id}`)).json.sessions.running).toBe(0);
+    await h.call('DELETE', `/v1/rollouts/${stale.json.id}`);
+    await h.call('DELETE', `/v1/rollouts/${fresh.json.id}`);
   });
 });
