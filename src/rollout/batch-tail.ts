@@ -49,16 +49,21 @@ export function decideTail(store: Store, batch: BatchRow, now = Date.now()): Tai
 }
 
 /**
- * tail cancel, once the batch's run has stopped: every session that has not ended is marked cancelled with
- * reason tail_cancelled. Returns how many sessions of the batch are so marked.
+ * tail cancel, once the batch's run has stopped: every session that has not ended, and every session the
+ * decision cut that the stop ended as cancelled (`interrupted`, as an agent stopped mid-run ends), is marked
+ * cancelled with reason tail_cancelled. A session of the decision's list that ended otherwise meanwhile
+ * (it completed before the stop reached it) keeps its status. Returns how many sessions are so marked.
  */
-export function cutTail(store: Store, batch: BatchRow, target: number): number {
+export function cutTail(store: Store, batch: BatchRow, decision: TailDecision, target: number): number {
   const run = store.runs.get(batch.runName);
   if (run === undefined) return 0;
+  const cutAtTarget = new Set(decision.cancelled);
+  const outcome = { status: 'cancelled', reason: 'tail_cancelled', detail: `batch ${batch.id} reached its target of ${target} complete groups (tail: cancel)` } as const;
   let cut = 0;
   for (const session of store.runs.iterateSessionSummaries(run.id)) {
-    if (session.stage !== 'done' || session.status === null) {
-      store.runs.finishSession(session.id, { status: 'cancelled', reason: 'tail_cancelled', detail: `batch ${batch.id} reached its target of ${target} complete groups (tail: cancel)` });
+    const ended = session.stage === 'done' && session.status !== null;
+    if (!ended || (session.status === 'cancelled' && session.statusReason !== 'tail_cancelled' && cutAtTarget.has(session.id))) {
+      store.runs.finishSession(session.id, outcome);
       cut += 1;
     } else if (session.statusReason === 'tail_cancelled') {
       cut += 1;

@@ -13,7 +13,7 @@ import type { EngineSnapshot } from '../upstream/metrics/engine-snapshot.js';
 import { isHarnessInstalled } from '../harness/is-harness-installed.js';
 import { loadHarness } from '../harness/load-harness-manifest.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
-import type { BatchRow, BatchStatus } from '../store/batch-repository.js';
+import type { BatchRow, BatchStatus, TailDecision } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
 import { availableParallelism } from 'node:os';
 import { DEFAULT_ROLLOUT_SAMPLING } from '../config/sampling-policy.js';
@@ -403,8 +403,9 @@ export class RolloutEngine {
     let status: BatchStatus;
     let reason: string | null = null;
     // A restart after the tail was cut (or with the target reached meanwhile): nothing more runs.
-    if (store.runs.get(batch.runName) !== undefined && this.reachTarget(batch, entry)?.policy === 'cancel') {
-      this.finishTail(batch);
+    const decided = store.runs.get(batch.runName) === undefined ? null : this.reachTarget(batch, entry);
+    if (decided?.policy === 'cancel') {
+      this.finishTail(batch, decided);
       return;
     }
     try {
@@ -422,8 +423,9 @@ export class RolloutEngine {
       detach?.();
     }
     this.recordGroups(batch);
-    if (entry.tailCut && this.reachTarget(batch, entry)?.policy === 'cancel') {
-      this.finishTail(batch);
+    const decision = entry.tailCut ? this.reachTarget(batch, entry) : null;
+    if (decision?.policy === 'cancel') {
+      this.finishTail(batch, decision);
       return;
     }
     if (entry.cancelReason !== null) {
@@ -501,10 +503,10 @@ export class RolloutEngine {
   }
 
   /** tail cancel: the sessions that had not ended are cancelled (tail_cancelled); the batch is done for the trainer. */
-  private finishTail(batch: BatchRow): void {
+  private finishTail(batch: BatchRow, decision: TailDecision): void {
     const { store } = this.options;
     const target = batchTarget(store, batch)?.target ?? 0;
-    const cut = cutTail(store, batch, target);
+    const cut = cutTail(store, batch, decision, target);
     this.recordGroups(batch);
     const complete = store.batches.groups(batch.id).length;
     const reason = `target reached: ${complete} complete group${complete === 1 ? '' : 's'} of the ${target} asked; ${cut} session${cut === 1 ? '' : 's'} cancelled (tail: cancel)`;

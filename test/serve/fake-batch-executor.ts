@@ -1,7 +1,8 @@
 // A Docker-free BatchExecutor for the serve contract tests: it creates the batch's run like runRollout
 // (tasks x samples sessions), then "runs" each session: waits for the test's gate, captures one ok call,
 // finishes it completed with a reward (none when the batch says evaluate: false). Resumes like resumeRollout:
-// finished sessions are never run again. With `parallel` every session runs at once (the tail tests hold some).
+// finished sessions are never run again. With `parallel` every session runs at once (the tail tests hold some)
+// and one stopped while running ends cancelled / interrupted, as run-agent ends it.
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { parseSwebenchRecord } from '../../src/eval/swebench/parse-swebench-record.js';
@@ -48,7 +49,11 @@ export function createFakeExecutor(store: Store, mode: { parallel?: boolean } = 
       store.runs.setStage(session.id, 'running');
       context.emit({ type: 'session-stage', sessionId: session.id, instanceId: session.instanceId, sampleIndex: session.sampleIndex, stage: 'running' });
       await Promise.race([fake.gate.wait(session), new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }))]);
-      if (context.signal.aborted) return false;
+      if (context.signal.aborted) {
+        // Parallel, like run-agent: an agent stopped mid-run ends cancelled (interrupted) before the run returns.
+        if (mode.parallel === true) store.runs.finishSession(session.id, { status: 'cancelled', reason: 'interrupted', detail: 'the run was interrupted while the agent ran' });
+        return false;
+      }
       fake.runs.set(session.id, (fake.runs.get(session.id) ?? 0) + 1);
       store.calls.insert(okCallRecord({ sessionId: session.id, prompt: [1, 2, 3], sampled: [4, 5, 151645], logprobs: [-0.1, -0.2, -0.3], messages: [{ role: 'user', content: 'Fix it.' }] }, { policyVersion: fake.callVersion() }));
       store.runs.addTimings(session.id, { create: 30, prepare: 20, agent: 400 });
@@ -59,11 +64,14 @@ export function createFakeExecutor(store: Store, mode: { parallel?: boolean } = 
       context.emit({ type: 'session-end', sessionId: session.id, instanceId: session.instanceId, sampleIndex: session.sampleIndex, status: 'completed', reason: 'agent_finished', detail: null, patchBytes: 4, calls: 1, timings: {}, reward });
       return true;
     };
+    // Parallel, like resumeRollout: a resume runs the sessions an interruption cancelled again.
+    if (resume && mode.parallel === true) for (const session of store.runs.sessions(run.id)) if (session.status === 'cancelled' && session.statusReason === 'interrupted') store.runs.resetSession(session.id);
     const pending = store.runs.sessions(run.id).filter((session) => session.stage !== 'done');
     if (mode.parallel === true) await Promise.all(pending.map(runOne));
     else for (const session of pending) if (!(await runOne(session))) break;
     const unfinished = store.runs.sessions(run.id).some((session) => session.stage !== 'done');
-    store.runs.finish(run.id, unfinished ? 'interrupted' : 'finished');
+    // Like run-job: a stopped run is interrupted, whatever its sessions' stages.
+    store.runs.finish(run.id, unfinished || context.signal.aborted ? 'interrupted' : 'finished');
     await fake.beforeReturn();
     return { run: store.runs.get(run.id) ?? run, counts: {} };
   };
