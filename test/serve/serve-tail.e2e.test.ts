@@ -1,8 +1,11 @@
-// polar serve's tail cut end to end: a real `polar serve` process, real Docker, the real Pi harness, polar's
-// simulator as the model (in this process). Three tasks, target_groups 2, tail cancel; the simulator never
-// answers the third task's model call (the slow tail). At the target the cut stops it for real: its call is
-// aborted at the gateway, its container removed, its session cancelled / tail_cancelled, listed as excluded,
-// in no row; the batch is finished with the two complete groups.
+// polar serve's tail end to end: a real `polar serve` process, real Docker, the real Pi harness, polar's
+// simulator as the model (in this process, vLLM dev mode). Three tasks, target_groups 2.
+// cancel: the simulator never answers the third task's model call (the slow tail). At the target the cut stops
+// it for real: its call is aborted at the gateway, its container removed, its session cancelled /
+// tail_cancelled, listed as excluded, in no row; the batch is finished with the two complete groups.
+// carry: the third task's second call waits; at the target the trainer steps (pause keep, reloaded weights,
+// version 1, resume); the carried session goes on and its group arrives after the target, its last call's
+// tokens at version 1 and its first call's at 0 (staleness in the rows).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,6 +28,7 @@ import { dockerForTests, TEST_IMAGE } from '../runtime/docker-test-support.js';
 const POLAR = path.resolve(import.meta.dirname, '../../bin/polar.js');
 const TOKEN = 'serve-tail-e2e-token';
 const SLOW_MARKER = 'SLOW-TAIL-MARKER';
+const CARRY_MARKER = 'CARRY-TAIL-MARKER';
 const runtime: ContainerRuntime | undefined = await dockerForTests();
 
 describe.skipIf(runtime === undefined)('polar serve tail cancel end to end (Docker, real Pi, simulator)', () => {
@@ -36,6 +40,10 @@ describe.skipIf(runtime === undefined)('polar serve tail cancel end to end (Dock
   let url = '';
   /** Model calls of the slow task the simulator received (and never answers). */
   let slowCalls = 0;
+  /** The carried task's second call waits for this. */
+  let carryHeld = 0;
+  let releaseCarry: () => void = () => undefined;
+  const carryGate = new Promise<void>((resolve) => (releaseCarry = resolve));
 
   const row = (n: number, extra: Partial<SwebenchRecord> = {}) => ({ ...base, instance_id: `polar-example__tail-${n}`, image: instanceImageName(base), ...extra });
   const log = () => readFileSync(path.join(dir, 'serve.log'), 'utf8').slice(-3000);
@@ -62,12 +70,19 @@ describe.skipIf(runtime === undefined)('polar serve tail cancel end to end (Dock
     dir = mkdtempSync(path.join(tmpdir(), 'polar-serve-tail-e2e-'));
     db = path.join(dir, 'polar.db');
     const oracle = oraclePolicy([{ instanceId: base.instance_id, problemStatement: base.problem_statement, patch: goldPatch(base) }]);
-    const policy: Policy = (request, context) => {
-      if (!JSON.stringify(request.messages).includes(SLOW_MARKER)) return oracle(request, context);
-      slowCalls += 1;
-      return new Promise(() => undefined); // the slowest session: its model call never ends on its own
+    const policy: Policy = async (request, context) => {
+      const text = JSON.stringify(request.messages);
+      if (text.includes(SLOW_MARKER)) {
+        slowCalls += 1;
+        return new Promise(() => undefined); // the slowest session: its model call never ends on its own
+      }
+      if (text.includes(CARRY_MARKER) && request.messages.some((message) => message.role === 'assistant')) {
+        carryHeld += 1;
+        await carryGate;
+      }
+      return oracle(request, context);
     };
-    sim = await startSimServer({ policy, latency: { firstTokenMs: 200, perTokenMs: 2 } });
+    sim = await startSimServer({ policy, control: { devMode: true }, latency: { firstTokenMs: 50, perTokenMs: 2 } });
     child = execa(POLAR, ['serve', '--port', '0', '--upstream', sim.url, '--db', db, '--token', TOKEN, '--timeout', '300', '--concurrency', '3'], {
       reject: false,
       env: { POLAR_HOME: resolveCacheDir() },
@@ -121,5 +136,36 @@ describe.skipIf(runtime === undefined)('polar serve tail cancel end to end (Dock
     } finally {
       store.close();
     }
+  }, 600_000);
+
+  it('carries the slow session across the trainer step: target announced, batch running, its group delivered later with version 1 tokens', async () => {
+    const carried = row(6, { problem_statement: `${base.problem_statement}\n\n${CARRY_MARKER}` });
+    const submitted = await api('POST', '/v1/rollouts', { harness: 'pi', tasks: [row(4), row(5), carried], samples: 1, target_groups: 2, tail: 'carry' });
+    const reached = await until('the target', async () => {
+      const got = await api('GET', `/v1/rollouts/${submitted.id}`);
+      return got.target_reached === true || got.status !== 'running' ? got : undefined;
+    });
+    expect(reached).toMatchObject({ status: 'running', tail: 'carry', tail_counts: { complete: 2, cancelled: 0, carried: 1 }, groups: { completed: 2 } });
+    const atTarget = await api('GET', `/v1/rollouts/${submitted.id}/results`);
+    expect(atTarget.groups).toBe('2');
+    await until('the carried call at the engine', async () => carryHeld > 0 || undefined, 120_000);
+    // The trainer's step: pause keep, new weights, version 1.
+    const paused = await fetch(`${url}/v1/generation/pause`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'keep' }) });
+    expect(paused.status, await paused.text()).toBe(200);
+    expect((await api('POST', '/v1/generation/resume', { policy_version: 1, weights: { kind: 'reload' } })).policy_version).toBe(1);
+    releaseCarry();
+    const done = await until('the carried group', async () => {
+      const got = await api('GET', `/v1/rollouts/${submitted.id}`);
+      return got.status !== 'running' ? got : undefined;
+    });
+    expect(done).toMatchObject({ status: 'finished', target_reached: true, tail_counts: { complete: 2, cancelled: 0, carried: 1 }, groups: { completed: 3 }, excluded: [] });
+    const rows = (await api('GET', `/v1/rollouts/${submitted.id}/results?builder=per_request`)).text.trim().split('\n').map((line: string) => JSON.parse(line));
+    const late = rows.filter((r: { group_id: string }) => r.group_id.endsWith('tail-6'));
+    const early = rows.filter((r: { group_id: string }) => !r.group_id.endsWith('tail-6'));
+    expect(late.length).toBeGreaterThanOrEqual(2);
+    const versionsOf = (r: { versions: number[] | null; policy_versions: number[] }) => new Set(r.versions ?? r.policy_versions);
+    expect(versionsOf(late[0])).toEqual(new Set([0]));
+    expect(versionsOf(late.at(-1))).toEqual(new Set([1]));
+    expect(early.every((r: { versions: number[] | null; policy_versions: number[] }) => [...versionsOf(r)].every((v) => v === 0))).toBe(true);
   }, 600_000);
 });
