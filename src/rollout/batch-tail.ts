@@ -32,6 +32,9 @@ export function decideTail(store: Store, batch: BatchRow, now = Date.now()): Tai
   const request = batch.request as unknown as BatchRequest;
   const policy = request.tail ?? 'wait';
   if (policy === 'wait' || request.targetGroups === undefined) return null;
+  // Cheap first (this runs at every session end): fewer groups recorded than asked means not reached (a target
+  // capped at a smaller dataset is every group, which leaves no tail to act on).
+  if (store.batches.groups(batch.id).length < request.targetGroups) return null;
   const run = store.runs.get(batch.runName);
   const target = batchTarget(store, batch);
   if (run === undefined || target === null) return null;
