@@ -494,7 +494,8 @@ export class RolloutEngine {
       const target = batchTarget(store, batch)?.target ?? 0;
       this.emit({ type: 'target_reached', batchId: batch.id, targetGroups: target, tail: decision.policy, complete: decision.completeTaskIds.length, cancelled: decision.cancelled.length, carried: decision.carried.length });
     }
-    if (decision.policy === 'cancel' && !entry.tailCut) {
+    // (A target of every group leaves nothing to cut: the run ends as it would.)
+    if (decision.policy === 'cancel' && decision.cancelled.length > 0 && !entry.tailCut) {
       entry.tailCut = true;
       entry.controller.abort(new CancelledError(`batch ${batch.id} reached its target (tail: cancel)`));
     }

@@ -197,6 +197,14 @@ describe('polar serve: target_groups and the tail', () => {
     expect(rows.some((row) => String(row.group_id).endsWith(SLOW))).toBe(false);
   });
 
+  it('tail cancel with a target of every group cuts nothing: the batch ends as it would, target reached', async () => {
+    const h = await start(tempDir());
+    const { json } = await h.call('POST', '/v1/rollouts', body({ target_groups: 3, tail: 'cancel' }));
+    const batch = await batchWhen(h, json.id, (b) => b.status === 'finished');
+    expect(batch).toMatchObject({ status_reason: null, target_reached: true, tail_counts: { complete: 3, cancelled: 0, carried: 0 }, groups: { completed: 3 }, excluded: [] });
+    expect(h.store.runs.get(`serve-${json.id}`)?.status).toBe('finished');
+  });
+
   it('tail carry: the target is announced while the slow sessions run on; their group comes later through the cursor with its versions', async () => {
     const h = await start(tempDir(), { maxBatches: 1 });
     const slow = holdSlow(h.fake);
