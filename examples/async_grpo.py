@@ -4,13 +4,15 @@
     pip install ./python      # see python/README.md for the offline form
     POLAR_SERVE_URL=http://127.0.0.1:8080 POLAR_SERVE_TOKEN=... \\
         python3 examples/async_grpo.py tasks.jsonl [--steps 3] [--samples 2] [--harness pi] [--sync-seconds 2]
+        [--target-groups N --tail cancel]
 
 One batch per step: the next step's batch is submitted before the current one is consumed (so the server
 samples it while this step trains, one policy version stale), the current batch's groups are taken as they
 complete, and at the step boundary generation is paused, the new weights are synced, and generation resumes
 under the next policy version. Every row says which versions sampled it (``policy_versions``), so a row
 that straddled the update is visible. The optimizer step and the weight sync are stand-ins: see the
-comments where a real trainer does its work.
+comments where a real trainer does its work. With ``--target-groups N --tail cancel`` each batch is done once N of
+its groups are complete: the slowest sessions are stopped and the step trains on those N groups.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     parser.add_argument("--harness", default="pi")
     parser.add_argument("--format", default="polar", help="row format of the results (polar, verl, openrlhf, ...)")
     parser.add_argument("--sync-seconds", type=float, default=2.0, help="stand-in for the optimizer step and the weight sync")
+    parser.add_argument("--target-groups", type=int, default=None, help="a step needs this many complete groups (default: every task's)")
+    parser.add_argument("--tail", choices=["wait", "cancel"], default=None, help="at the target: wait for the slowest sessions, or cancel them")
     parser.add_argument("--run-id", default=None, help="names the submits (idempotency keys): rerunning a crashed trainer with the same id does not submit twice")
     return parser.parse_args(argv)
 
@@ -80,7 +84,10 @@ def main(argv: List[str]) -> int:
     version = int(client.status()["generation"]["policy_version"])
 
     def submit(step: int) -> str:
-        batch = client.submit(args.harness, tasks=tasks, samples=args.samples, policy_version=version, idempotency_key=f"async-grpo-{run_id}-step-{step}")
+        batch = client.submit(
+            args.harness, tasks=tasks, samples=args.samples, policy_version=version, idempotency_key=f"async-grpo-{run_id}-step-{step}",
+            target_groups=args.target_groups, tail=args.tail,
+        )
         return batch.id
 
     upcoming = submit(0)

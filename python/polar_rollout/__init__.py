@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from .batch import TERMINAL_STATUSES, Batch, ExcludedSession, GroupCounts, SessionCounts
+from .batch import TERMINAL_STATUSES, Batch, ExcludedSession, GroupCounts, SessionCounts, TailCounts, TailPolicy
 from .client import PolarClient
 from .errors import (
     Conflict,
@@ -55,6 +55,8 @@ __all__ = [
     "Row",
     "ServerError",
     "SessionCounts",
+    "TailCounts",
+    "TailPolicy",
     "Unauthorized",
     "WaitTimeout",
     "Weights",

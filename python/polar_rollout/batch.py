@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Literal, Optional, Tuple
 
 from .errors import InvalidResponse
 
 #: Statuses after which a batch never changes again.
 TERMINAL_STATUSES = frozenset({"finished", "cancelled", "failed"})
+
+#: What happens to a batch's sessions still going once ``target_groups`` groups are complete.
+TailPolicy = Literal["wait", "cancel", "carry"]
 
 
 @dataclass(frozen=True)
@@ -32,11 +35,24 @@ class GroupCounts:
 
 
 @dataclass(frozen=True)
+class TailCounts:
+    """``tail_counts`` of a batch, at its target (``tail`` cancel or carry; zeros before it and for wait)."""
+
+    #: Groups complete when the target was reached.
+    complete: int
+    #: Sessions the tail cut stopped (status ``cancelled``, reason ``tail_cancelled``; never delivered).
+    cancelled: int
+    #: Sessions that ran on past the target (their groups come through the results cursor when complete).
+    carried: int
+
+
+@dataclass(frozen=True)
 class ExcludedSession:
     """An ended session the batch's results leave out of its group (``excluded`` of a batch), and why.
 
-    ``reason`` is the export's: ``infra-error`` (never trainable), ``eval-error`` (grading failed) or
-    ``cancelled`` (ended without a reward).
+    ``reason`` is the export's: ``infra-error`` (never trainable), ``eval-error`` (grading failed),
+    ``cancelled`` (ended without a reward; ``status_reason`` ``tail_cancelled`` when the batch's tail cut stopped
+    it) or ``group-cut`` (ended normally, but its group lost a session to the tail cut and is not delivered).
     """
 
     session_id: int
@@ -71,6 +87,14 @@ class Batch:
     #: Ended sessions the results leave out of their groups, with the server's reason (empty on a submit's answer).
     excluded: Tuple[ExcludedSession, ...] = ()
     callback: Optional[Dict[str, Any]] = None
+    #: Complete groups that make the batch done for the trainer (the request's, capped; default every group).
+    target_groups: Optional[int] = None
+    #: ``wait``, ``cancel`` or ``carry`` (see ``PolarClient.submit``).
+    tail: Optional[str] = None
+    #: ``target_groups`` groups are complete: a trainer may step (with ``carry`` the batch still runs).
+    target_reached: Optional[bool] = None
+    target_reached_at: Optional[str] = None
+    tail_counts: Optional[TailCounts] = None
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -91,6 +115,7 @@ class Batch:
         sessions = value.get("sessions")
         groups = value.get("groups")
         callback = value.get("callback")
+        counts = value.get("tail_counts")
         return cls(
             id=value["id"],
             status=value["status"],
@@ -105,6 +130,11 @@ class Batch:
             groups=GroupCounts(total=int(groups.get("total", 0)), completed=int(groups.get("completed", 0))) if isinstance(groups, dict) else None,
             excluded=tuple(_excluded(item) for item in value.get("excluded") or [] if isinstance(item, dict)),
             callback=callback if isinstance(callback, dict) else None,
+            target_groups=_typed(value.get("target_groups"), int),
+            tail=_typed(value.get("tail"), str),
+            target_reached=_typed(value.get("target_reached"), bool),
+            target_reached_at=_typed(value.get("target_reached_at"), str),
+            tail_counts=TailCounts(int(counts.get("complete", 0)), int(counts.get("cancelled", 0)), int(counts.get("carried", 0))) if isinstance(counts, dict) else None,
             raw=value,
         )
 

@@ -10,9 +10,9 @@ import http.client
 import os
 import time
 import uuid
-from typing import Any, Dict, Generator, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Generator, List, Mapping, Optional, Sequence
 
-from .batch import Batch
+from .batch import Batch, TailPolicy
 from .errors import InvalidResponse, WaitTimeout
 from .events import Event, SseDecoder
 from .groups import GroupIterator
@@ -70,6 +70,8 @@ class PolarClient:
         allow_logprob_mismatch: Optional[bool] = None,
         callback_url: Optional[str] = None,
         idempotency_key: Optional[str] = None,
+        target_groups: Optional[int] = None,
+        tail: Optional[TailPolicy] = None,
         **extra: Any,
     ) -> Batch:
         """Submit a batch: ``samples`` sessions of ``harness`` per task (a GRPO group per task).
@@ -79,6 +81,13 @@ class PolarClient:
         client. An idempotency key is always sent (a random one when ``idempotency_key`` is None), so a
         submit repeated after a lost connection returns the first batch instead of making a second; pass
         your own key (e.g. ``f"step-{step}"``) to make a submit repeated after a trainer crash harmless too.
+
+        ``target_groups`` (APRIL-style over-provisioning): the batch counts as done once this many groups are
+        complete (default: all). ``tail`` says what happens then to the sessions still going: ``"wait"`` (default)
+        lets them finish; ``"cancel"`` stops them (``cancelled`` / ``tail_cancelled``, listed in ``excluded``, never
+        delivered) and finishes the batch; ``"carry"`` lets them run on across your step, their groups delivered
+        by ``groups``/``results`` when complete, with their tokens' policy versions. Wait for the target with
+        :meth:`wait_target`.
         """
         body: Dict[str, Any] = {"harness": harness, "samples": samples}
         optional: Dict[str, Any] = {
@@ -93,6 +102,8 @@ class PolarClient:
             "evaluate": evaluate,
             "allow_logprob_mismatch": allow_logprob_mismatch,
             "callback_url": callback_url,
+            "target_groups": target_groups,
+            "tail": tail,
             **extra,
         }
         body.update(_present(optional))
@@ -124,15 +135,28 @@ class PolarClient:
 
         Raises :class:`~polar_rollout.errors.WaitTimeout` after ``timeout`` seconds (None: no limit).
         """
+        return self._poll(batch_id, lambda batch: batch.terminal, "still", poll_interval, timeout)
+
+    def wait_target(self, batch_id: str, *, poll_interval: float = 1.0, timeout: Optional[float] = None) -> Batch:
+        """Poll until the batch's ``target_groups`` groups are complete (or it ended), and return it.
+
+        The moment to step: the target's groups are in ``groups``/``results``. With ``tail="carry"`` the batch is
+        still ``running`` (its remaining groups come later through the same cursor); with ``"cancel"`` it is
+        ``finished``. A batch that ended without reaching its target (cancelled, failed) is returned too: check
+        ``batch.target_reached``. Raises :class:`~polar_rollout.errors.WaitTimeout` after ``timeout`` seconds.
+        """
+        return self._poll(batch_id, lambda batch: batch.target_reached is True or batch.terminal, "short of its target,", poll_interval, timeout)
+
+    def _poll(self, batch_id: str, done: Callable[[Batch], bool], what: str, poll_interval: float, timeout: Optional[float]) -> Batch:
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             batch = self.get(batch_id)
-            if batch.terminal:
+            if done(batch):
                 return batch
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
                 raise WaitTimeout(
-                    f"batch {batch_id} is still {batch.status} after {timeout} s",
+                    f"batch {batch_id} is {what} {batch.status} after {timeout} s",
                     hint="Wait longer (timeout=), or cancel it with client.cancel(batch_id).",
                 )
             time.sleep(poll_interval if left is None else min(poll_interval, left))

@@ -1,7 +1,9 @@
 """Server-sent events of ``GET /v1/events``, decoded line by line.
 
 ``polar serve`` sends ``hello`` (on every connection, with the generation state), ``batch``, ``session``,
-``group`` (a completed group, with its cursor ``seq``) and ``generation`` (pause / resume). Each event's
+``group`` (a completed group, with its cursor ``seq``), ``target_reached`` (a batch submitted with ``tail``
+cancel or carry has ``target_groups`` complete groups: ``batchId``, ``targetGroups``, ``tail``, ``complete``,
+``cancelled``, ``carried``) and ``generation`` (pause / resume). Each event's
 data is one JSON object. Events are not stored: one sent while the client was reconnecting is gone, so the
 results cursor, not the event stream, is what a trainer counts on.
 """

@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import { parseSwebenchRecord } from '../eval/swebench/parse-swebench-record.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
 import { loadHarness } from '../harness/load-harness-manifest.js';
+import type { TailPolicy } from './admission/tail-policy.js';
 
 export interface BatchRequest {
   harness: string;
@@ -31,6 +32,13 @@ export interface BatchRequest {
   allowLogprobMismatch?: boolean;
   callbackUrl?: string;
   idempotencyKey?: string;
+  /**
+   * The batch counts as done for the trainer once this many groups (tasks) are complete (default: all). With a
+   * dataset and no instance ids, capped at the dataset's size.
+   */
+  targetGroups?: number;
+  /** What happens to the sessions still going when the target is reached (default wait; tail-policy.ts). */
+  tail?: TailPolicy;
 }
 
 const SAMPLING_KEYS: Record<string, 'temperature' | 'topP' | 'topK' | 'minP' | 'maxTokens' | 'seed'> = {
@@ -70,12 +78,30 @@ export function checkBatchRequest(request: BatchRequest): SwebenchRecord[] {
   }
   if (request.tasks !== undefined && request.tasks.length === 0) throw new UsageError('tasks is empty');
   const records = (request.tasks ?? []).map((row, index) => parseSwebenchRecord(row, `tasks[${index}]`));
+  checkTarget(request);
   const ids = new Set<string>();
   for (const record of records) {
     if (ids.has(record.instance_id)) throw new UsageError(`tasks has instance ${record.instance_id} twice`, 'Use samples for several sessions of one task.');
     ids.add(record.instance_id);
   }
   return records;
+}
+
+/** target_groups at most the batch's groups (when known before the run: tasks or instance_ids); a tail past wait needs one. */
+function checkTarget(request: BatchRequest): void {
+  const groups = request.tasks?.length ?? request.instanceIds?.length;
+  const target = request.targetGroups;
+  if (target !== undefined && groups !== undefined && target > groups) {
+    throw new UsageError(`target_groups is ${target} but the batch has ${groups} group${groups === 1 ? '' : 's'} (one per task)`, `Send target_groups between 1 and ${groups}, or more tasks.`);
+  }
+  if (target === undefined && request.tail !== undefined && request.tail !== 'wait') {
+    throw new UsageError(`tail "${request.tail}" needs target_groups (how many complete groups make the batch done)`, 'e.g. {"target_groups": 8, "tail": "carry"} on a batch of 10 tasks; without it the batch waits for all groups.');
+  }
+}
+
+/** The batch's target: its target_groups capped at `groups` (the run's tasks), else every group. */
+export function effectiveTarget(request: BatchRequest, groups: number): number {
+  return Math.min(request.targetGroups ?? groups, groups);
 }
 
 /** sha256 of the request without its idempotency key (same key + same body → same batch). */

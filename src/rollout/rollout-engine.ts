@@ -13,7 +13,7 @@ import type { EngineSnapshot } from '../upstream/metrics/engine-snapshot.js';
 import { isHarnessInstalled } from '../harness/is-harness-installed.js';
 import { loadHarness } from '../harness/load-harness-manifest.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
-import type { BatchRow, BatchStatus } from '../store/batch-repository.js';
+import type { BatchRow, BatchStatus, TailDecision } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
 import { availableParallelism } from 'node:os';
 import { DEFAULT_ROLLOUT_SAMPLING } from '../config/sampling-policy.js';
@@ -24,6 +24,7 @@ import { SessionScheduler, type SchedulerAdmissionState } from './session-schedu
 import { agentSlotsFor } from './admission/create-session-admission.js';
 import type { SessionStage } from '../store/run-repository.js';
 import { batchSampling, checkBatchRequest, requestHash, type BatchRequest } from './batch-request.js';
+import { batchTarget, cutTail, decideTail } from './batch-tail.js';
 import { EngineGeneration, type EngineGenerationState } from './engine-generation.js';
 import { GenerationConflictError, GenerationController, type GenerationControlState, type GenerationStepEvent, type PauseOutcome, type PauseRequest, type ResumeOutcome, type ResumeRequest } from './generation-controller.js';
 import { isSimulatorSpec } from './start-rollout-upstream.js';
@@ -36,6 +37,8 @@ export type EngineEvent =
   | { type: 'batch'; batchId: string; status: BatchStatus; reason: string | null }
   | { type: 'session'; batchId: string; event: RolloutEvent }
   | { type: 'group'; batchId: string; seq: number; instanceId: string }
+  /** `target_groups` groups of the batch are complete (tail cancel or carry): the trainer may step. */
+  | { type: 'target_reached'; batchId: string; targetGroups: number; tail: 'cancel' | 'carry'; complete: number; cancelled: number; carried: number }
   | ({ type: 'generation' } & GenerationStepEvent);
 
 export type EngineListener = (event: EngineEvent) => void;
@@ -94,6 +97,8 @@ export interface EngineStatus {
 interface ActiveBatch {
   controller: AbortController;
   cancelReason: string | null;
+  /** The batch reached its target with tail cancel: its run was stopped to cut the tail. */
+  tailCut: boolean;
   gateway?: { gateway: Gateway; start: ActivitySnapshot };
   done: Promise<void>;
 }
@@ -355,16 +360,18 @@ export class RolloutEngine {
   private schedule(): void {
     if (this.closing) return;
     const max = this.options.maxBatches ?? 2;
+    // A batch carrying its tail past its target no longer holds a place: the trainer stepped on it.
+    const counted = () => [...this.active.keys()].filter((id) => this.options.store.batches.get(id)?.tailDecision?.policy !== 'carry').length;
     for (const batch of this.options.store.batches.unfinished()) {
-      if (this.active.size >= max) return;
       if (this.active.has(batch.id)) continue;
+      if (counted() >= max) return;
       this.launch(batch);
     }
   }
 
   private launch(batch: BatchRow): void {
     const controller = new AbortController();
-    const entry: ActiveBatch = { controller, cancelReason: null, done: Promise.resolve() };
+    const entry: ActiveBatch = { controller, cancelReason: null, tailCut: false, done: Promise.resolve() };
     this.active.set(batch.id, entry);
     entry.done = this.runBatch(batch, entry).finally(() => {
       this.active.delete(batch.id);
@@ -395,6 +402,12 @@ export class RolloutEngine {
     };
     let status: BatchStatus;
     let reason: string | null = null;
+    // A restart after the tail was cut (or with the target reached meanwhile): nothing more runs.
+    const decided = store.runs.get(batch.runName) === undefined ? null : this.reachTarget(batch, entry);
+    if (decided?.policy === 'cancel') {
+      this.finishTail(batch, decided);
+      return;
+    }
     try {
       const resume = store.runs.get(batch.runName) !== undefined;
       if (this.options.executor === undefined) context.scheduler = await this.sharedScheduler();
@@ -410,6 +423,11 @@ export class RolloutEngine {
       detach?.();
     }
     this.recordGroups(batch);
+    const decision = entry.tailCut ? this.reachTarget(batch, entry) : null;
+    if (decision?.policy === 'cancel') {
+      this.finishTail(batch, decision);
+      return;
+    }
     if (entry.cancelReason !== null) {
       this.cancelStored(store.batches.get(batch.id) ?? batch, entry.cancelReason);
       return;
@@ -457,7 +475,44 @@ export class RolloutEngine {
   private onRolloutEvent(batch: BatchRow, event: RolloutEvent): void {
     if (event.type !== 'session-stage' && event.type !== 'session-end' && event.type !== 'run-start' && event.type !== 'run-end' && event.type !== 'run-failed') return;
     this.emit({ type: 'session', batchId: batch.id, event });
-    if (event.type === 'session-end') this.recordGroups(batch, event.instanceId);
+    if (event.type !== 'session-end') return;
+    this.recordGroups(batch, event.instanceId);
+    const entry = this.active.get(batch.id);
+    if (entry !== undefined) this.reachTarget(batch, entry);
+  }
+
+  /**
+   * The batch's tail decision, taken (saved, announced) when its target is reached: cancel stops the batch's
+   * run (finishTail marks what had not ended), carry frees its place for the next batch and lets it run on.
+   */
+  private reachTarget(batch: BatchRow, entry: ActiveBatch): ReturnType<typeof decideTail> {
+    const { store } = this.options;
+    const before = store.batches.get(batch.id)?.tailDecision ?? null;
+    const decision = decideTail(store, batch);
+    if (decision === null) return null;
+    if (before === null) {
+      const target = batchTarget(store, batch)?.target ?? 0;
+      this.emit({ type: 'target_reached', batchId: batch.id, targetGroups: target, tail: decision.policy, complete: decision.completeTaskIds.length, cancelled: decision.cancelled.length, carried: decision.carried.length });
+    }
+    // (A target of every group leaves nothing to cut: the run ends as it would.)
+    if (decision.policy === 'cancel' && decision.cancelled.length > 0 && !entry.tailCut) {
+      entry.tailCut = true;
+      entry.controller.abort(new CancelledError(`batch ${batch.id} reached its target (tail: cancel)`));
+    }
+    if (decision.policy === 'carry' && before === null) setImmediate(() => this.schedule());
+    return decision;
+  }
+
+  /** tail cancel: the sessions that had not ended are cancelled (tail_cancelled); the batch is done for the trainer. */
+  private finishTail(batch: BatchRow, decision: TailDecision): void {
+    const { store } = this.options;
+    const target = batchTarget(store, batch)?.target ?? 0;
+    const cut = cutTail(store, batch, decision, target);
+    this.recordGroups(batch);
+    const complete = store.batches.groups(batch.id).length;
+    const reason = `target reached: ${complete} complete group${complete === 1 ? '' : 's'} of the ${target} asked; ${cut} session${cut === 1 ? '' : 's'} cancelled (tail: cancel)`;
+    store.batches.setStatus(batch.id, 'finished', reason);
+    this.emit({ type: 'batch', batchId: batch.id, status: 'finished', reason });
   }
 
   /**

@@ -193,7 +193,8 @@ export async function resumeRollout(runName: string, context: RolloutContext, ov
     await collectGarbage(context.runtime);
     // Light summaries (no agent log, no patch): a resume of 8,000 sessions does not load their logs.
     for (const session of context.store.runs.iterateSessionSummaries(run.id)) {
-      const unfinished = session.stage !== 'done' || session.status === 'cancelled';
+      // A session a serve batch's tail cut (tail_cancelled) stays cut: the trainer was told it is not delivered.
+      const unfinished = session.stage !== 'done' || (session.status === 'cancelled' && session.statusReason !== 'tail_cancelled');
       if (unfinished && !resumesInPost(session)) context.store.runs.resetSession(session.id);
     }
     return scheduler.submit({ run: context.store.runs.get(run.id) ?? run, options, bundle, context, resumed: true, ...sharedLimit(options, context) });

@@ -2,6 +2,8 @@
 // results leave out (with their reasons), groups, callbacks.
 import type { BatchRow } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
+import { effectiveTarget, type BatchRequest } from '../rollout/batch-request.js';
+import { tailCancelledCount } from '../rollout/batch-tail.js';
 import { excludedSessions, type ExcludedSession } from './excluded-sessions.js';
 
 export interface BatchDescription {
@@ -17,6 +19,17 @@ export interface BatchDescription {
   /** Ended sessions the results leave out of their groups, with the typed reason (infra errors first of all). */
   excluded: ExcludedSession[];
   groups: { total: number; completed: number };
+  /** Complete groups that make the batch done for the trainer (the request's, capped at the groups; default all). */
+  target_groups: number;
+  tail: NonNullable<BatchRequest['tail']>;
+  /** `target_groups` groups are complete (a tail cancel or carry decision was taken then). */
+  target_reached: boolean;
+  target_reached_at: string | null;
+  /**
+   * At the target: groups complete then, sessions the tail cut (cancelled, tail_cancelled) and sessions carried on
+   * past it (their groups are delivered when complete, after the target). Zeros before the target and for tail wait.
+   */
+  tail_counts: { complete: number; cancelled: number; carried: number };
   callback: { url: string; delivered: number; failed: number; pending: number; last_error: string | null } | null;
 }
 
@@ -37,6 +50,12 @@ export function describeBatch(store: Store, batch: BatchRow): BatchDescription {
   const groups = store.batches.groups(batch.id);
   const tasks = run === undefined ? (request.tasks?.length ?? request.instanceIds?.length ?? 0) : store.runs.tasks(run.id).length;
   const failedCallbacks = groups.filter((group) => group.callbackStatus === 'failed');
+  const asked = batch.request as unknown as BatchRequest;
+  // Before its run exists, a dataset batch without instance ids does not know its groups yet.
+  const target = tasks > 0 ? effectiveTarget(asked, tasks) : (asked.targetGroups ?? 0);
+  const decision = batch.tailDecision;
+  // tail wait (no decision): reached when the target-th group was recorded.
+  const reachedAt = decision?.reachedAt ?? (target > 0 ? groups[target - 1]?.completedAt : undefined) ?? null;
   return {
     id: batch.id,
     status: batch.status,
@@ -49,6 +68,11 @@ export function describeBatch(store: Store, batch: BatchRow): BatchDescription {
     sessions: { total, done, queued: run === undefined ? planned : queued, running: total - done - (run === undefined ? planned : queued), by_status: byStatus },
     excluded: run === undefined ? [] : excludedSessions(batch.runName, sessions),
     groups: { total: tasks, completed: groups.length },
+    target_groups: target,
+    tail: asked.tail ?? 'wait',
+    target_reached: reachedAt !== null,
+    target_reached_at: reachedAt === null ? null : new Date(reachedAt).toISOString(),
+    tail_counts: { complete: decision?.completeTaskIds.length ?? 0, cancelled: tailCancelledCount(sessions), carried: decision?.carried.length ?? 0 },
     callback:
       batch.callbackUrl === null
         ? null

@@ -9,8 +9,12 @@ export interface ExcludedSession {
   sample_index: number;
   status: string;
   status_reason: string | null;
-  /** Why the results leave it out: `infra-error`, `eval-error` or `cancelled` (ended without a reward). */
-  reason: SessionSkipReason;
+  /**
+   * Why the results leave it out: `infra-error`, `eval-error`, `cancelled` (ended without a reward; a tail cut
+   * says `tail_cancelled` in status_reason), or `group-cut`: it ended normally, but its group lost a session to
+   * the batch's tail cut (`tail: "cancel"`), so the group is not delivered.
+   */
+  reason: SessionSkipReason | 'group-cut';
 }
 
 /**
@@ -20,7 +24,9 @@ export interface ExcludedSession {
  */
 export function excludedSessions(runName: string, sessions: readonly PlannedSession[]): ExcludedSession[] {
   const ended = sessions.filter((session) => session.status !== null);
+  const cut = new Set(ended.filter((session) => session.statusReason === 'tail_cancelled').map((session) => session.taskId));
   return planRunExport(runName, ended, { format: 'polar', advantage: 'none', minReward: 1, sample: 0 })
+    .map((plan) => (plan.skip === null && cut.has(plan.session.taskId) ? { ...plan, skip: 'group-cut' as const } : plan))
     .filter((plan) => plan.skip !== null)
     .map(({ session, groupId, skip }) => ({
       session_id: session.id,
@@ -29,6 +35,6 @@ export function excludedSessions(runName: string, sessions: readonly PlannedSess
       sample_index: session.sampleIndex,
       status: session.status as string,
       status_reason: session.statusReason,
-      reason: skip as SessionSkipReason,
+      reason: skip as SessionSkipReason | 'group-cut',
     }));
 }

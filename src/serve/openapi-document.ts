@@ -48,6 +48,17 @@ export const OPENAPI_DOCUMENT = {
           allow_logprob_mismatch: { type: 'boolean', default: false, description: "Run although the server's logprobs are raw and this sampling modifies the distribution (else the batch fails, as a rollout exits 3)." },
           callback_url: { type: 'string', format: 'uri', description: 'POSTed a CallbackBody for each completed group, retried with backoff.' },
           idempotency_key: { type: 'string', description: 'Or the Idempotency-Key header: same key + same body → same id; another body → 409.' },
+          target_groups: {
+            type: 'integer',
+            minimum: 1,
+            description: "The batch counts as done for the trainer once this many groups (tasks) are complete; at most the batch's groups (a dataset without instance_ids: capped at its size). Default: every group.",
+          },
+          tail: {
+            enum: ['wait', 'cancel', 'carry'],
+            default: 'wait',
+            description:
+              'At the target, the sessions still going: wait = the batch ends when all ended (as without a target); cancel = they are stopped (calls aborted, containers removed), end cancelled / tail_cancelled, are listed in excluded and never delivered, and the batch is finished; carry = a target_reached event is sent and they run on (across a keep pause, each token records its version), their groups delivered through the results cursor when complete. cancel and carry need target_groups.',
+          },
         },
       },
       Batch: {
@@ -80,11 +91,20 @@ export const OPENAPI_DOCUMENT = {
                 sample_index: { type: 'integer' },
                 status: { type: 'string' },
                 status_reason: { type: ['string', 'null'] },
-                reason: { enum: ['infra-error', 'eval-error', 'cancelled'] },
+                reason: { enum: ['infra-error', 'eval-error', 'cancelled', 'group-cut'], description: 'group-cut: ended normally, but its group lost a session to the tail cut (tail: cancel) and is not delivered.' },
               },
             },
           },
           groups: { type: 'object', properties: { total: { type: 'integer' }, completed: { type: 'integer' } } },
+          target_groups: { type: 'integer', description: 'Complete groups that make the batch done for the trainer (default: every group).' },
+          tail: { enum: ['wait', 'cancel', 'carry'] },
+          target_reached: { type: 'boolean' },
+          target_reached_at: { type: ['string', 'null'], format: 'date-time' },
+          tail_counts: {
+            type: 'object',
+            description: 'At the target (cancel / carry; zeros otherwise): groups complete then, sessions cancelled by the tail cut, sessions carried on past it.',
+            properties: { complete: { type: 'integer' }, cancelled: { type: 'integer' }, carried: { type: 'integer' } },
+          },
           callback: { type: ['object', 'null'] },
         },
       },
@@ -147,7 +167,7 @@ export const OPENAPI_DOCUMENT = {
     },
     '/v1/events': {
       get: {
-        summary: 'Server-sent events: batch, session (stage/end), group (completed), generation (pause/resume)',
+        summary: 'Server-sent events: batch, session (stage/end), group (completed), target_reached (a batch with tail cancel or carry reached target_groups), generation (pause/resume)',
         responses: { 200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, 401: error },
       },
     },

@@ -2,8 +2,10 @@
 import { z } from 'zod';
 import type { BatchRequest } from '../rollout/batch-request.js';
 import { UsageError } from '../errors.js';
+import { TAIL_POLICIES } from '../rollout/admission/tail-policy.js';
 
 const positiveInt = z.number().int().min(1);
+type TailPolicyName = (typeof TAIL_POLICIES)[number];
 
 export const BATCH_BODY = z
   .object({
@@ -21,6 +23,8 @@ export const BATCH_BODY = z
     allow_logprob_mismatch: z.boolean().optional(),
     callback_url: z.url({ protocol: /^https?$/ }).optional(),
     idempotency_key: z.string().min(1).max(200).optional(),
+    target_groups: positiveInt.optional(),
+    tail: z.enum(TAIL_POLICIES as [TailPolicyName, ...TailPolicyName[]]).optional(),
   })
   .strict();
 
@@ -51,5 +55,7 @@ export function parseBatchBody(body: unknown, headerKey: string | undefined): Ba
   if (value.allow_logprob_mismatch !== undefined) request.allowLogprobMismatch = value.allow_logprob_mismatch;
   if (value.callback_url !== undefined) request.callbackUrl = value.callback_url;
   if (key !== undefined) request.idempotencyKey = key;
+  if (value.target_groups !== undefined) request.targetGroups = value.target_groups;
+  if (value.tail !== undefined) request.tail = value.tail;
   return request;
 }

@@ -17,6 +17,21 @@ export interface BatchRow {
   createdAt: number;
   finishedAt: number | null;
   callbackUrl: string | null;
+  /** What polar serve decided when the batch's `target_groups` were complete (tail cancel / carry); null before. */
+  tailDecision: TailDecision | null;
+}
+
+/** The tail decision of a batch with `target_groups` (saved before it is acted on: a restart keeps it). */
+export interface TailDecision {
+  policy: 'cancel' | 'carry';
+  /** Epoch ms the target was reached. */
+  reachedAt: number;
+  /** Task ids of the groups complete at that moment. */
+  completeTaskIds: number[];
+  /** cancel: the sessions that had not ended (stopped, status cancelled, reason tail_cancelled). */
+  cancelled: number[];
+  /** carry: the sessions that had not ended (they run on; their groups are delivered when complete). */
+  carried: number[];
 }
 
 export interface BatchGroupRow {
@@ -32,7 +47,7 @@ export interface BatchGroupRow {
 }
 
 /** A batch as submitted: the store sets its status and times. */
-export type NewBatch = Omit<BatchRow, 'status' | 'statusReason' | 'createdAt' | 'finishedAt'>;
+export type NewBatch = Omit<BatchRow, 'status' | 'statusReason' | 'createdAt' | 'finishedAt' | 'tailDecision'>;
 
 export interface BatchRepository {
   create(input: NewBatch): BatchRow;
@@ -42,6 +57,8 @@ export interface BatchRepository {
   /** Batches not yet finished, cancelled or failed, oldest first. */
   unfinished(): BatchRow[];
   setStatus(id: string, status: BatchStatus, reason?: string | null): void;
+  /** Saves the batch's tail decision (once: a later call leaves the first decision). */
+  setTailDecision(id: string, decision: TailDecision): void;
   /** Records a completed group once; returns its row, or undefined when it was recorded before. */
   completeGroup(batchId: string, taskId: number, instanceId: string): BatchGroupRow | undefined;
   /** Completed groups of a batch after `afterSeq`, in completion order. */
@@ -64,6 +81,7 @@ interface BatchRecord {
   created_at: number;
   finished_at: number | null;
   callback_url: string | null;
+  tail_decision: string | null;
 }
 
 interface GroupRecord {
@@ -92,6 +110,7 @@ function toBatch(record: BatchRecord): BatchRow {
     createdAt: record.created_at,
     finishedAt: record.finished_at,
     callbackUrl: record.callback_url,
+    tailDecision: record.tail_decision === null ? null : (parseJsonObject(record.tail_decision, `batch ${record.id} tail decision`) as unknown as TailDecision | null),
   };
 }
 
@@ -118,6 +137,7 @@ export function createBatchRepository(db: Database.Database): BatchRepository {
   const all = db.prepare('SELECT * FROM batches ORDER BY created_at, id');
   const open = db.prepare("SELECT * FROM batches WHERE status IN ('queued', 'running') ORDER BY created_at, id");
   const setStatus = db.prepare('UPDATE batches SET status = ?, status_reason = ?, finished_at = ? WHERE id = ?');
+  const setTail = db.prepare('UPDATE batches SET tail_decision = ? WHERE id = ? AND tail_decision IS NULL');
   const addGroup = db.prepare(
     'INSERT OR IGNORE INTO batch_groups (batch_id, task_id, instance_id, completed_at) VALUES (?, ?, ?, ?) RETURNING *',
   );
@@ -155,6 +175,9 @@ export function createBatchRepository(db: Database.Database): BatchRepository {
     },
     setStatus(id, status, reason = null) {
       setStatus.run(status, reason, TERMINAL.has(status) ? Date.now() : null, id);
+    },
+    setTailDecision(id, decision) {
+      setTail.run(JSON.stringify(decision), id);
     },
     completeGroup(batchId, taskId, instanceId) {
       const record = addGroup.get(batchId, taskId, instanceId, Date.now()) as GroupRecord | undefined;

@@ -275,6 +275,15 @@ CREATE TABLE engine_control_log (
 );
 `,
   },
+  {
+    name: 'the tail decision of a serve batch with target_groups',
+    sql: `
+-- JSON of the decision polar serve took when target_groups groups of the batch were complete (tail cancel or
+-- carry): when, which groups were complete, which sessions it cancelled or carried. NULL: not reached (or tail wait).
+-- Saved before it is acted on, so a restarted server keeps the decision.
+ALTER TABLE batches ADD COLUMN tail_decision TEXT;
+`,
+  },
 ];
 
 /** The user_version a fully migrated database has. */

@@ -55,7 +55,9 @@ export type SessionReason =
   /** eval_error: the evaluation could not grade the patch. */
   | 'eval_failed'
   /** cancelled: the run was interrupted (Ctrl-C, SIGTERM). */
-  | 'interrupted';
+  | 'interrupted'
+  /** cancelled: polar serve stopped it because its batch reached `target_groups` with `tail: "cancel"` (never trained). */
+  | 'tail_cancelled';
 
 export type RunStatus = 'running' | 'finished' | 'failed' | 'interrupted';
 

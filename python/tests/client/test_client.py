@@ -9,7 +9,7 @@ from unittest import mock
 
 from fake_server import FakeServer, Reply, Request
 
-from polar_rollout import RELOAD_WEIGHTS, Batch, ExcludedSession, InvalidResponse, PolarClient, WaitTimeout, disk_weights, lora_weights
+from polar_rollout import RELOAD_WEIGHTS, Batch, ExcludedSession, InvalidResponse, PolarClient, TailCounts, WaitTimeout, disk_weights, lora_weights
 
 DESCRIBED = {
     "id": "b_1", "status": "running", "status_reason": None, "run": "serve-b_1", "harness": "pi", "policy_version": 2,
@@ -42,6 +42,16 @@ class SubmitTest(unittest.TestCase):
         self.assertTrue(request.headers["idempotency-key"].startswith("polar-rollout-"))
         self.assertEqual((batch.id, batch.status, batch.created), ("b_1", "queued", True))
 
+    def test_target_groups_and_tail_are_sent_when_given(self) -> None:
+        with FakeServer(echo({"id": "b_1", "status": "queued", "created": True})) as server:
+            client = PolarClient(server.url)
+            client.submit("pi", tasks=[{"instance_id": "a"}, {"instance_id": "b"}], target_groups=1, tail="carry")
+            client.submit("pi", tasks=[{"instance_id": "a"}])
+            bodies = [request.json() for request in server.requests]
+        self.assertEqual((bodies[0]["target_groups"], bodies[0]["tail"]), (1, "carry"))
+        self.assertNotIn("target_groups", bodies[1])
+        self.assertNotIn("tail", bodies[1])
+
     def test_a_given_key_is_sent_and_a_fresh_one_each_submit_otherwise(self) -> None:
         with FakeServer(echo({"id": "b_1", "status": "queued", "created": False})) as server:
             client = PolarClient(server.url)
@@ -65,6 +75,18 @@ class BatchTest(unittest.TestCase):
         self.assertEqual(Batch.from_json({"id": "b_2", "status": "queued"}).excluded, ())
         self.assertFalse(batch.terminal)
         self.assertTrue(Batch.from_json({**DESCRIBED, "status": "cancelled"}).terminal)
+
+    def test_the_target_fields(self) -> None:
+        batch = Batch.from_json({
+            **DESCRIBED, "target_groups": 1, "tail": "cancel", "target_reached": True, "target_reached_at": "2026-11-26T10:01:00.000Z",
+            "tail_counts": {"complete": 1, "cancelled": 2, "carried": 0},
+            "excluded": [{"session_id": 3, "group_id": "serve-b_1/b", "instance_id": "b", "sample_index": 0, "status": "cancelled", "status_reason": "tail_cancelled", "reason": "cancelled"}],
+        })
+        self.assertEqual((batch.target_groups, batch.tail, batch.target_reached, batch.target_reached_at), (1, "cancel", True, "2026-11-26T10:01:00.000Z"))
+        self.assertEqual(batch.tail_counts, TailCounts(complete=1, cancelled=2, carried=0))
+        self.assertEqual(batch.excluded[0].status_reason, "tail_cancelled")
+        older = Batch.from_json({"id": "b_2", "status": "queued"})  # a server from before targets
+        self.assertEqual((older.target_groups, older.tail, older.target_reached, older.tail_counts), (None, None, None, None))
 
     def test_not_a_batch(self) -> None:
         for value in ({"status": "queued"}, {"id": 3, "status": "queued"}, [], None, {**DESCRIBED, "excluded": [{"session_id": 1}]}):
@@ -124,6 +146,29 @@ class WaitTest(unittest.TestCase):
         with FakeServer(script) as server:
             self.assertEqual(PolarClient(server.url).wait("b_1", poll_interval=0.01).status, "finished")
             self.assertEqual(len(server.requests), 3)
+
+    def test_wait_target_returns_once_the_target_is_reached_while_the_batch_runs(self) -> None:
+        answers = [
+            {**DESCRIBED, "status": "running", "target_reached": False},
+            {**DESCRIBED, "status": "running", "target_reached": False},
+            {**DESCRIBED, "status": "running", "target_reached": True, "tail": "carry", "tail_counts": {"complete": 2, "cancelled": 0, "carried": 3}},
+        ]
+
+        def script(request: Request, reply: Reply) -> None:
+            reply.json(200, answers[min(len(server.requests), 3) - 1])
+
+        with FakeServer(script) as server:
+            batch = PolarClient(server.url).wait_target("b_1", poll_interval=0.01)
+            self.assertEqual(len(server.requests), 3)
+        self.assertEqual((batch.status, batch.target_reached, batch.tail_counts), ("running", True, TailCounts(2, 0, 3)))
+
+    def test_wait_target_returns_a_batch_that_ended_short_and_gives_up_after_its_timeout(self) -> None:
+        with FakeServer(echo({**DESCRIBED, "status": "cancelled", "target_reached": False})) as server:
+            self.assertIs(PolarClient(server.url).wait_target("b_1", poll_interval=0.01).target_reached, False)
+        with FakeServer(echo({**DESCRIBED, "target_reached": False})) as server:
+            with self.assertRaises(WaitTimeout) as late:
+                PolarClient(server.url).wait_target("b_1", poll_interval=0.01, timeout=0.05)
+        self.assertIn("short of its target", str(late.exception))
 
     def test_wait_gives_up_after_its_timeout(self) -> None:
         with FakeServer(echo(DESCRIBED)) as server:
