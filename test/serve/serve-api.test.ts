@@ -8,72 +8,25 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OPENAPI_DOCUMENT } from '../../src/serve/openapi-document.js';
 import { createServeApp, SERVE_ROUTES } from '../../src/serve/serve-app.js';
-import { startServe, type RunningServe } from '../../src/serve/start-serve.js';
-import { openStore, type Store } from '../../src/store/open-store.js';
-import { createFakeExecutor, fixtureRows, type FakeExecutor } from './fake-batch-executor.js';
+import { fixtureRows } from './fake-batch-executor.js';
 import { noopPolicy } from '../../src/sim/policies/noop.js';
 import { startSimServer } from '../../src/sim/sim-server.js';
 import { EngineMetricsPoller } from '../../src/upstream/metrics/engine-metrics-poller.js';
-import type { EngineSnapshot } from '../../src/upstream/metrics/engine-snapshot.js';
-import { readResponse } from '../helpers/read-response.js';
+import { startTestServe, TEST_SERVE_TOKEN, type TestServe, type TestServeOptions } from '../helpers/start-test-serve.js';
 
-const TOKEN = 'test-token-0123456789';
+const TOKEN = TEST_SERVE_TOKEN;
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Harness {
-  serve: RunningServe;
-  store: Store;
-  fake: FakeExecutor;
-  dir: string;
-  call(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; text: string; headers: Headers }>;
-}
+type Harness = TestServe;
 
-async function start(options: { dir?: string; maxStaleness?: number; maxBodyBytes?: number; hold?: boolean; upstreams?: string[]; engineStatus?: () => EngineSnapshot | null } = {}): Promise<Harness> {
-  const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), 'polar-serve-'));
-  if (options.dir === undefined) cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const store = openStore(path.join(dir, 'polar.db'));
-  const fake = createFakeExecutor(store);
-  if (options.hold) fake.gate.wait = () => new Promise(() => undefined);
-  const serve = await startServe({
-    store,
-    runtime: {} as never,
-    cacheDir: dir,
-    upstreams: options.upstreams ?? ['sim:oracle'],
-    workDir: path.join(dir, 'work'),
-    executor: fake.executor,
-    requireInstalled: false,
-    token: TOKEN,
-    port: 0,
-    callbacks: { attempts: 3, backoffMs: 20 },
-    ...(options.maxStaleness !== undefined ? { maxStaleness: options.maxStaleness } : {}),
-    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
-    ...(options.engineStatus !== undefined ? { engineStatus: options.engineStatus } : {}),
-  });
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await serve.close();
-    store.close();
-  };
-  cleanups.push(close);
-  return {
-    serve,
-    store,
-    fake,
-    dir,
-    async call(method, route, body, headers = {}) {
-      const response = await fetch(`${serve.url}${route}`, {
-        method,
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
-        ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-      });
-      return readResponse(response);
-    },
-  };
+async function start(options: TestServeOptions & { dir?: string } = {}): Promise<Harness> {
+  const { dir: given, ...rest } = options;
+  const dir = given ?? mkdtempSync(path.join(tmpdir(), 'polar-serve-'));
+  if (given === undefined) cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return startTestServe(dir, cleanups, { callbacks: { attempts: 3, backoffMs: 20 }, ...rest });
 }
 
 async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {

@@ -7,14 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EngineEvent } from '../../src/rollout/rollout-engine.js';
 import { noopPolicy } from '../../src/sim/policies/noop.js';
 import { startSimServer, type SimServer, type SimServerOptions } from '../../src/sim/sim-server.js';
-import { startServe, type RunningServe } from '../../src/serve/start-serve.js';
-import { openStore, type Store } from '../../src/store/open-store.js';
-import { createFakeExecutor } from './fake-batch-executor.js';
+import type { EngineEvent } from '../../src/rollout/rollout-engine.js';
+import { startTestServe, type TestServe } from '../helpers/start-test-serve.js';
 
-const TOKEN = 'test-token-0123456789';
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -26,38 +23,9 @@ async function sim(options: Partial<SimServerOptions> = {}): Promise<SimServer> 
   return server;
 }
 
-interface Harness {
-  serve: RunningServe;
-  store: Store;
-  events: EngineEvent[];
-  call(method: string, route: string, body?: unknown): Promise<{ status: number; json: any }>;
-}
-
-async function start(upstreams: string[], dir = mkdtempSync(path.join(tmpdir(), 'polar-serve-control-'))): Promise<Harness & { dir: string; close(): Promise<void> }> {
+function start(upstreams: string[], dir = mkdtempSync(path.join(tmpdir(), 'polar-serve-control-'))): Promise<TestServe> {
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const store = openStore(path.join(dir, 'polar.db'));
-  const serve = await startServe({ store, runtime: {} as never, cacheDir: dir, upstreams, workDir: path.join(dir, 'work'), executor: createFakeExecutor(store).executor, requireInstalled: false, token: TOKEN, port: 0 });
-  const events: EngineEvent[] = [];
-  serve.engine.on((event) => events.push(event));
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await serve.close();
-    store.close();
-  };
-  cleanups.push(close);
-  return {
-    serve,
-    store,
-    events,
-    dir,
-    close,
-    async call(method, route, body) {
-      const response = await fetch(`${serve.url}${route}`, { method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-      return { status: response.status, json: await response.json() };
-    },
-  };
+  return startTestServe(dir, cleanups, { upstreams });
 }
 
 const posts = (server: SimServer) => server.control.log.filter((entry) => entry.method === 'POST');

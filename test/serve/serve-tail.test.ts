@@ -6,78 +6,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EngineEvent } from '../../src/rollout/rollout-engine.js';
 import { describeBatch } from '../../src/serve/describe-batch.js';
 import { OPENAPI_DOCUMENT } from '../../src/serve/openapi-document.js';
 import { BATCH_BODY } from '../../src/serve/parse-batch-body.js';
-import { startServe, type RunningServe } from '../../src/serve/start-serve.js';
-import { openStore, type Store } from '../../src/store/open-store.js';
 import type { RunSessionRow } from '../../src/store/run-repository.js';
-import { createFakeExecutor, fixtureRows, type FakeExecutor } from './fake-batch-executor.js';
+import { fixtureRows, type FakeExecutor } from './fake-batch-executor.js';
+import { startTestServe, TEST_SERVE_TOKEN as TOKEN, type TestServe } from '../helpers/start-test-serve.js';
 
-const TOKEN = 'test-token-0123456789';
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Server {
-  serve: RunningServe;
-  store: Store;
-  fake: FakeExecutor;
-  events: EngineEvent[];
-  close(): Promise<void>;
-  call(method: string, route: string, body?: unknown): Promise<{ status: number; json: any; text: string; headers: Headers }>;
-}
+type Server = TestServe;
 
-async function start(dir: string, options: { maxBatches?: number; maxStaleness?: number } = {}): Promise<Server> {
-  const store = openStore(path.join(dir, 'polar.db'));
-  const fake = createFakeExecutor(store, { parallel: true });
-  const serve = await startServe({
-    store,
-    runtime: {} as never,
-    cacheDir: dir,
-    upstreams: ['sim:oracle'],
-    workDir: path.join(dir, 'work'),
-    executor: fake.executor,
-    requireInstalled: false,
-    token: TOKEN,
-    port: 0,
-    ...(options.maxBatches !== undefined ? { maxBatches: options.maxBatches } : {}),
-    ...(options.maxStaleness !== undefined ? { maxStaleness: options.maxStaleness } : {}),
-  });
-  const events: EngineEvent[] = [];
-  serve.engine.on((event) => events.push(event));
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await serve.close();
-    store.close();
-  };
-  cleanups.push(close);
-  return {
-    serve,
-    store,
-    fake,
-    events,
-    close,
-    async call(method, route, body) {
-      const response = await fetch(`${serve.url}${route}`, {
-        method,
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const text = await response.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: response.status, json, text, headers: response.headers };
-    },
-  };
+function start(dir: string, options: { maxBatches?: number; maxStaleness?: number } = {}): Promise<Server> {
+  return startTestServe(dir, cleanups, { parallel: true, ...options });
 }
 
 function tempDir(): string {
