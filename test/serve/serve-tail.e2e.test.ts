@@ -10,9 +10,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveCacheDir } from '../../src/config/paths.js';
 import { goldPatch } from '../../src/eval/swebench/families/gold-patch.js';
 import { instanceImageName } from '../../src/eval/swebench/instance-image-name.js';
 import type { SwebenchRecord } from '../../src/eval/swebench/swebench-record.js';
@@ -24,8 +23,8 @@ import type { Policy } from '../../src/sim/policy.js';
 import { startSimServer, type SimServer } from '../../src/sim/sim-server.js';
 import { openStore } from '../../src/store/open-store.js';
 import { dockerForTests, TEST_IMAGE } from '../runtime/docker-test-support.js';
+import { spawnServe } from '../helpers/spawn-serve.js';
 
-const POLAR = path.resolve(import.meta.dirname, '../../bin/polar.js');
 const TOKEN = 'serve-tail-e2e-token';
 const SLOW_MARKER = 'SLOW-TAIL-MARKER';
 const CARRY_MARKER = 'CARRY-TAIL-MARKER';
@@ -83,21 +82,7 @@ describe.skipIf(runtime === undefined)('polar serve tail cancel end to end (Dock
       return oracle(request, context);
     };
     sim = await startSimServer({ policy, control: { devMode: true }, latency: { firstTokenMs: 50, perTokenMs: 2 } });
-    child = execa(POLAR, ['serve', '--port', '0', '--upstream', sim.url, '--db', db, '--token', TOKEN, '--timeout', '300', '--concurrency', '3'], {
-      reject: false,
-      env: { POLAR_HOME: resolveCacheDir() },
-      buffer: false,
-      stderr: { file: path.join(dir, 'serve.log'), append: true },
-    });
-    url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child!.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /listening at (http:\/\/[\d.]+:\d+)/.exec(out);
-        if (match) resolve(match[1] as string);
-      });
-      void child!.then(() => reject(new Error(`polar serve ended: ${log()} ${out}`)));
-    });
+    ({ child, url } = await spawnServe(['--upstream', sim.url, '--db', db, '--token', TOKEN, '--timeout', '300', '--concurrency', '3'], path.join(dir, 'serve.log'), { append: true }));
   }, 180_000);
 
   afterAll(async () => {
