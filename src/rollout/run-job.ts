@@ -72,10 +72,14 @@ export interface RunSubmission {
   maxActive?: number;
 }
 
-/** A session whose agent stage ended with a gradable outcome and a stored patch: a resume only evaluates it. */
+/**
+ * A session whose agent stage ended with a gradable outcome and a stored patch: a resume only evaluates it.
+ * Never one a serve batch's tail cut (tail_cancelled): the trainer was told it is not delivered.
+ */
 export function resumesInPost(session: RunSessionRow | RunSessionSummary): boolean {
   const stored = 'agentOutcomeStatus' in session ? session.agentOutcomeStatus : (session.agentOutcome?.status ?? null);
-  return stored !== null && EVALUATED.has(stored) && (session.stage !== 'done' || session.status === 'cancelled');
+  const cancelled = session.status === 'cancelled' && session.statusReason !== 'tail_cancelled';
+  return stored !== null && EVALUATED.has(stored) && (session.stage !== 'done' || cancelled);
 }
 
 export class RunJob {
