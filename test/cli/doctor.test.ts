@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 const POLAR = path.resolve(import.meta.dirname, '../../bin/polar.js');
 const CHECKS = ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'eos-token-ids', 'template', 'metrics', 'engine-control'];
@@ -77,26 +77,6 @@ describe('polar doctor against SGLang', () => {
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-/** Runs the polar program in this process, capturing what it prints. */
-async function runInProcess(args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    const exitCode = await main(['node', 'polar', ...args]);
-    return { exitCode, stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
 
 describe('polar proxy preflight', () => {
   it('refuses to start against an ambiguous upstream (exit 3) and an unreachable one (exit 5)', async () => {

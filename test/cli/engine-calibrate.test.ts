@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import { noopPolicy } from '../../src/sim/policies/noop.js';
 import { startSimServer } from '../../src/sim/sim-server.js';
 import { readCalibrations } from '../../src/upstream/metrics/calibration-store.js';
@@ -16,24 +16,6 @@ afterEach(async () => {
   vi.unstubAllEnvs();
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-async function runInProcess(args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    return { exitCode: await main(['node', 'polar', ...args]), stdout, stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
 
 describe('polar engine calibrate', () => {
   it('measures, prints JSON, stores the ceiling in $POLAR_HOME for a later poller of that upstream, model and version; refuses a load that never saturates', async () => {

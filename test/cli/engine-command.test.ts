@@ -3,20 +3,11 @@
 // update-weights over two replicas reaches both (pause, update, resume) with --json steps.
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterAll, describe, expect, it } from 'vitest';
-import { noopPolicy } from '../../src/sim/policies/noop.js';
-import { startSimServer, type SimServer, type SimServerOptions } from '../../src/sim/sim-server.js';
+import { describe, expect, it } from 'vitest';
+import { testSims } from '../helpers/start-test-sims.js';
 
 const POLAR = path.resolve(import.meta.dirname, '../../bin/polar.js');
-const servers: SimServer[] = [];
-async function sim(options: Partial<SimServerOptions>): Promise<SimServer> {
-  const server = await startSimServer({ policy: noopPolicy(), ...options });
-  servers.push(server);
-  return server;
-}
-afterAll(async () => {
-  await Promise.all(servers.map((server) => server.close()));
-});
+const sim = testSims();
 
 const polar = (...args: string[]) => execa(POLAR, args, { reject: false });
 

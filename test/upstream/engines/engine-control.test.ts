@@ -2,10 +2,9 @@
 // side effects, which control features the server offers and says how to enable each missing one (the
 // preflight's engine-control check, `polar doctor --control` fatal with exit 3); the fleet pauses every replica
 // before it updates any, and updates every one before it resumes any.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../../src/errors.js';
-import { noopPolicy } from '../../../src/sim/policies/noop.js';
-import { startSimServer, type SimServer, type SimServerOptions } from '../../../src/sim/sim-server.js';
+import type { SimServerOptions } from '../../../src/sim/sim-server.js';
 import { EngineFleet } from '../../../src/upstream/control/engine-fleet.js';
 import { serverRoot } from '../../../src/upstream/engines/detect-engine.js';
 import { type ControlFeature, ControlUnsupportedError, EngineControlError } from '../../../src/upstream/engines/engine-control.js';
@@ -14,16 +13,9 @@ import { probeVllmControl } from '../../../src/upstream/engines/vllm-control.js'
 import { inspectUpstream } from '../../../src/upstream/preflight/inspect-upstream.js';
 import { firstFatalCheck } from '../../../src/upstream/preflight/run-preflight.js';
 import { DEFAULT_ROLLOUT_SAMPLING } from '../../../src/config/sampling-policy.js';
+import { testSims } from '../../helpers/start-test-sims.js';
 
-const servers: SimServer[] = [];
-async function sim(options: Partial<SimServerOptions>): Promise<SimServer> {
-  const server = await startSimServer({ policy: noopPolicy(), ...options });
-  servers.push(server);
-  return server;
-}
-afterAll(async () => {
-  await Promise.all(servers.map((server) => server.close()));
-});
+const sim = testSims();
 
 const signal = () => AbortSignal.timeout(10_000);
 
