@@ -61,30 +61,25 @@ const plus = (a: number | null, b: number | null): number | null => (a === null 
 const minus = (a: number | null, b: number | null): number | null => (a === null ? null : a - (b ?? 0));
 
 export function addTotals(a: TokenTotals, b: TokenTotals): TokenTotals {
-  const computedPromptTokens = plus(a.computedPromptTokens, b.computedPromptTokens);
-  const generationTokens = plus(a.generationTokens, b.generationTokens);
-  return {
-    promptTokens: plus(a.promptTokens, b.promptTokens),
-    computedPromptTokens,
-    cachedPromptTokens: plus(a.cachedPromptTokens, b.cachedPromptTokens),
-    generationTokens,
-    processedTokens: processed(computedPromptTokens, generationTokens),
-    preemptions: plus(a.preemptions, b.preemptions),
-    resets: a.resets + b.resets,
-  };
+  return combine(a, b, plus, a.resets + b.resets);
 }
 
 /** What accumulated between an earlier snapshot of the totals and a later one. */
 export function totalsBetween(earlier: TokenTotals, later: TokenTotals): TokenTotals {
-  const computedPromptTokens = minus(later.computedPromptTokens, earlier.computedPromptTokens);
-  const generationTokens = minus(later.generationTokens, earlier.generationTokens);
+  return combine(later, earlier, minus, later.resets - earlier.resets);
+}
+
+/** Every counter of `a` and `b` through `op`; processed tokens recomputed from the combined parts. */
+function combine(a: TokenTotals, b: TokenTotals, op: (x: number | null, y: number | null) => number | null, resets: number): TokenTotals {
+  const computedPromptTokens = op(a.computedPromptTokens, b.computedPromptTokens);
+  const generationTokens = op(a.generationTokens, b.generationTokens);
   return {
-    promptTokens: minus(later.promptTokens, earlier.promptTokens),
+    promptTokens: op(a.promptTokens, b.promptTokens),
     computedPromptTokens,
-    cachedPromptTokens: minus(later.cachedPromptTokens, earlier.cachedPromptTokens),
+    cachedPromptTokens: op(a.cachedPromptTokens, b.cachedPromptTokens),
     generationTokens,
     processedTokens: processed(computedPromptTokens, generationTokens),
-    preemptions: minus(later.preemptions, earlier.preemptions),
-    resets: later.resets - earlier.resets,
+    preemptions: op(a.preemptions, b.preemptions),
+    resets,
   };
 }
