@@ -49,8 +49,10 @@ export class ContinuousBatchingScheduler implements StepScheduler {
   }
 
   release(request: EngineRequest): void {
-    this.running = this.running.filter((r) => r !== request);
-    this.waiting = this.waiting.filter((r) => r !== request);
+    // A request is in one queue at most: take it out in place (an abort of every request stays linear per request).
+    const list = this.running.includes(request) ? this.running : this.waiting;
+    const at = list.indexOf(request);
+    if (at !== -1) list.splice(at, 1);
     this.kv.release(request);
   }
 

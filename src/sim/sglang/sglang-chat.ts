@@ -17,7 +17,7 @@ import { buildSglangChatCompletion } from './sglang-chat-completion.js';
 import { checkSglangContextWindow } from './sglang-context-window.js';
 import { withSglangErrors } from './sglang-errors.js';
 import { countRequest, failOrStall, SGLANG_SCHEDULER_DEAD } from '../sim-faults.js';
-import { startGeneration } from './sglang-pace.js';
+import { submitGeneration } from '../submit-generation.js';
 import { emittedCompletion } from '../emitted-completion.js';
 import { truncateCompletion } from './truncate-completion.js';
 
@@ -53,7 +53,7 @@ export function handleSglangChat(req: IncomingMessage, res: ServerResponse, o: R
       const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;
       const created = Math.floor(Date.now() / 1000);
       const answerModel = o.behaviour.answerModel ?? model;
-      const generation = startGeneration(o, sim.promptTokenIds, sim.tokenIds, sim.finishReason === 'length' ? 'length' : 'stop', signal);
+      const generation = submitGeneration(o.generation, { promptTokenIds: sim.promptTokenIds, outputTokenIds: sim.tokenIds, finishReason: sim.finishReason === 'length' ? 'length' : 'stop' }, signal);
       if (!request.stream) {
         const { tokens, finish } = await generation.next(Number.POSITIVE_INFINITY);
         if (signal.aborted) return;

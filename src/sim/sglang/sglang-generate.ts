@@ -18,7 +18,7 @@ import { alternativeLogprobs } from '../synthetic-logprobs.js';
 import { checkSglangContextWindow } from './sglang-context-window.js';
 import { withSglangErrors } from './sglang-errors.js';
 import { countRequest, failOrStall, SGLANG_SCHEDULER_DEAD } from '../sim-faults.js';
-import { startGeneration } from './sglang-pace.js';
+import { submitGeneration } from '../submit-generation.js';
 import type { EmittedToken, GenerationFinish } from '../engine/generation-types.js';
 
 const generateSchema = z.object({
@@ -139,7 +139,7 @@ export function handleSglangGenerate(req: IncomingMessage, res: ServerResponse, 
     try {
       const g = await generate(parsed.data, headersOf(req), o);
       const id = randomUUID().replace(/-/g, '');
-      const generation = startGeneration(o, g.promptIds, g.ids, g.finish.type === 'length' ? 'length' : 'stop', signal);
+      const generation = submitGeneration(o.generation, { promptTokenIds: g.promptIds, outputTokenIds: g.ids, finishReason: g.finish.type === 'length' ? 'length' : 'stop' }, signal);
       if (parsed.data.stream !== true) {
         const { tokens, finish } = await generation.next(Number.POSITIVE_INFINITY);
         if (signal.aborted) return;
