@@ -27,5 +27,3 @@ export interface EngineMetrics {
   /** The simulator's GPU profile ceiling (polar_sim_gpu_ceiling_tokens_per_second); real engines have none. */
   profileCeilingTokensPerSecond: number | null;
 }
-
-export const EMPTY_COUNTERS: EngineMetrics['counters'] = { promptTokens: null, computedPromptTokens: null, cachedPromptTokens: null, generationTokens: null, preemptions: null };

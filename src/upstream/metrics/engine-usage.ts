@@ -2,7 +2,7 @@
 // that follows: tokens processed ÷ (ceiling tokens/s × wall time). Several replicas add up: their tokens over
 // the sum of their ceilings. Unknown (null, with why and the fix) rather than a guess whenever a replica has
 // no metrics, no token counters or no ceiling.
-import type { CeilingSource, EngineCeiling } from './engine-ceiling.js';
+import type { CeilingSource } from './engine-ceiling.js';
 import type { ReplicaMeter } from './replica-meter.js';
 import { totalsBetween, type TokenTotals } from './token-totals.js';
 
@@ -89,9 +89,4 @@ export function totalUsage(replicas: readonly ReplicaUsage[]): EngineUsage {
     effectiveUtilisation: unknown === null && processed !== null && capacity > 0 ? processed / capacity : null,
     unknown,
   };
-}
-
-/** A ceiling as JSON and text show it. */
-export function describeCeiling(ceiling: EngineCeiling | null): string {
-  return ceiling === null ? 'none' : `${Math.round(ceiling.tokensPerSecond)} tokens/s (${ceiling.source})`;
 }
