@@ -3,7 +3,7 @@
 // every call a client saw finish is in the store after a kill -9 of the gateway (request bytes
 // identical, answer text and token count equal), that the gateway's RSS stays flat after warm-up
 // and that its open file descriptors do not grow. Env: SOAK_MINUTES, SOAK_SESSIONS.
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Benchmark } from './benchmark.js';
@@ -17,13 +17,13 @@ import type { StoredCall } from '../../src/store/stored-call.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /**
  * Allowed growth of the gateway's open fds between two idle moments (after warm-up and at the end): with no
- * request in flight and the keep-alive sockets timed out, what stays open is the store, its worker and the
- * listening sockets. A leak grows with every call or session instead: thousands of calls and hundreds of
+ * request in flight, the upstream keep-alive sockets closed by the simulator and the clients' idle connections
+ * not counted (CLIENT_KEEP_ALIVE), what stays open is the store, its worker and the listening sockets. A leak grows with every call or session instead: thousands of calls and hundreds of
  * sessions per minute here. (Sampling under load is no use: each session in flight holds up to two
  * keep-alive sockets that open and close with the load, so counts swing by the concurrency.)
  */
 export const FD_SLACK = 4;
-/** How long an idle gateway is watched for its keep-alive sockets to close (client 4 s, simulator 5 s). */
+/** How long an idle gateway is watched for its upstream keep-alive sockets to close (the simulator's timeout is 5 s). */
 const IDLE_WATCH_MS = 12_000;
 
 export interface SoakOptions {
@@ -65,6 +65,9 @@ export interface SoakResult {
   /** Fewest open fds of the idle gateway after warm-up, and their growth to the idle count at the end. */
   fdsAfterWarmup: number;
   fdGrowth: number;
+  /** What the idle gateway's fds are at those two moments, by kind (`socket`, `pipe`, `anon_inode:[eventfd]`, a path). */
+  fdKindsAfterWarmup: Record<string, number>;
+  fdKindsAtEnd: Record<string, number>;
   sessionsRun: number;
 }
 
@@ -83,6 +86,58 @@ function sampleProcess(pid: number, atMs: number): ProcessSample {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN) * 1024;
   return { atMs, rssBytes: kib('VmRSS'), anonBytes: kib('RssAnon'), fds: readdirSync(`/proc/${pid}/fd`).length };
+}
+
+/** The process's open fds by kind: a leak shows as one kind growing (sockets, pipes, a file opened per session). */
+const TCP_STATES: Record<string, string> = { '01': 'ESTABLISHED', '06': 'TIME_WAIT', '08': 'CLOSE_WAIT', '0A': 'LISTEN', '04': 'FIN_WAIT1', '05': 'FIN_WAIT2', '09': 'LAST_ACK' };
+/**
+ * The kind of an open connection from a client to the gateway's port. The gateway keeps idle connections for 65 s
+ * and tells clients so (`Keep-Alive: timeout=65`); fetch keeps as many as its pool held at the last burst, so their
+ * count is the client's choice, not the gateway's. Leaks show elsewhere: upstream sockets, CLOSE_WAIT, files, pipes.
+ */
+const CLIENT_KEEP_ALIVE = 'socket (tcp ESTABLISHED, a client keep-alive)';
+
+/** Socket inode → its kind (`socket (tcp <state>)`, `socket (unix)`), from the process's view of /proc/net. */
+function socketKinds(pid: number, serverPort: number): Map<string, string> {
+  const byInode = new Map<string, string>();
+  for (const table of ['tcp', 'tcp6', 'unix']) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length < 7) continue;
+      if (table === 'unix') {
+        byInode.set(cols[6] as string, 'socket (unix)');
+        continue;
+      }
+      const state = TCP_STATES[cols[3] as string] ?? cols[3];
+      const localPort = Number.parseInt((cols[1] as string).split(':')[1] as string, 16);
+      byInode.set(cols[9] as string, state === 'ESTABLISHED' && localPort === serverPort ? CLIENT_KEEP_ALIVE : `socket (tcp ${state})`);
+    }
+  }
+  return byInode;
+}
+
+/** The process's open fds by kind: a leak shows as one kind growing (sockets, pipes, a file opened per session). */
+function fdKinds(pid: number, serverPort: number): Record<string, number> {
+  const kinds: Record<string, number> = {};
+  const sockets = socketKinds(pid, serverPort);
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      continue; // closed between the listing and the read
+    }
+    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+    const kind = inode !== undefined ? (sockets.get(inode) ?? 'socket (other)') : target.replace(/:\[\d+\]$/, '');
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+  }
+  return kinds;
 }
 
 function median(values: number[]): number {
@@ -149,11 +204,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       };
       return Promise.all(Array.from({ length: options.sessions }, (_, index) => worker(index)));
     };
-    // The fewest fds of the gateway while idle: keep-alive sockets close within the watch.
-    const idleFds = async (): Promise<number> => {
-      let fewest = Number.POSITIVE_INFINITY;
+    // The fewest fds the idle gateway holds itself (upstream keep-alive sockets close within the watch; clients'
+    // keep-alive connections are theirs to keep), and all its fds by kind then.
+    const gatewayPort = Number(new URL(gateway.url).port);
+    const idleFds = async (): Promise<{ count: number; kinds: Record<string, number> }> => {
+      let fewest = { count: Number.POSITIVE_INFINITY, kinds: {} as Record<string, number> };
       for (const watchUntil = Date.now() + IDLE_WATCH_MS; Date.now() < watchUntil; ) {
-        fewest = Math.min(fewest, sampleProcess(pid, Date.now() - started).fds);
+        const kinds = fdKinds(pid, gatewayPort);
+        const count = Object.entries(kinds).reduce((sum, [kind, n]) => sum + (kind === CLIENT_KEEP_ALIVE ? 0 : n), 0);
+        if (count < fewest.count) fewest = { count, kinds };
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
       return fewest;
@@ -197,8 +256,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       rssAfterWarmup,
       rssGrowth: rssAtEnd / rssAfterWarmup - 1,
       loadEndMs: steadyTo,
-      fdsAfterWarmup,
-      fdGrowth: fdsAtEnd - fdsAfterWarmup,
+      fdsAfterWarmup: fdsAfterWarmup.count,
+      fdGrowth: fdsAtEnd.count - fdsAfterWarmup.count,
+      fdKindsAfterWarmup: fdsAfterWarmup.kinds,
+      fdKindsAtEnd: fdsAtEnd.kinds,
       sessionsRun,
     };
   } finally {
@@ -215,6 +276,14 @@ function rssByMinute(samples: readonly ProcessSample[]): string {
   return [...last].map(([minute, sample]) => `${minute}: ${mib(sample.rssBytes)} (${mib(sample.anonBytes)})`).join(', ');
 }
 
+/** `socket 12 → 20, pipe 4` : each kind with its count at both moments, changed kinds first. */
+function describeFdChange(before: Record<string, number>, after: Record<string, number>): string {
+  const kinds = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  const changed = (kind: string): boolean => (before[kind] ?? 0) !== (after[kind] ?? 0);
+  kinds.sort((a, b) => Number(changed(b)) - Number(changed(a)) || a.localeCompare(b));
+  return kinds.map((kind) => (changed(kind) ? `${kind} ${before[kind] ?? 0} → ${after[kind] ?? 0}` : `${kind} ${before[kind]}`)).join(', ');
+}
+
 export function renderSoakReport(options: SoakOptions, result: SoakResult): string {
   const mib = (bytes: number): string => formatNumber(bytes / 2 ** 20, 1);
   const peak = Math.max(...result.samples.map((s) => s.rssBytes));
@@ -228,7 +297,8 @@ export function renderSoakReport(options: SoakOptions, result: SoakResult): stri
       ['gateway RSS after warm-up / at the end / peak (MiB)', `${mib(result.rssAfterWarmup)} / ${mib(result.samples.at(-1)?.rssBytes ?? 0)} / ${mib(peak)}`, ''],
       ['RSS growth after warm-up', `${formatNumber(result.rssGrowth * 100, 1)}%`, '< 10%'],
       ['RSS by minute under load, anonymous part in brackets (MiB)', rssByMinute(result.samples.filter((sample) => sample.atMs <= result.loadEndMs)), ''],
-      ['open fds of the idle gateway after warm-up / growth at the end', `${result.fdsAfterWarmup} / ${result.fdGrowth}`, `growth <= ${FD_SLACK}`],
+      ['open fds of the idle gateway after warm-up / growth at the end (clients\' keep-alive connections not counted)', `${result.fdsAfterWarmup} / ${result.fdGrowth}`, `growth <= ${FD_SLACK}`],
+      ['fds by kind after warm-up → at the end', describeFdChange(result.fdKindsAfterWarmup, result.fdKindsAtEnd), ''],
     ],
   );
   const setup = `${options.sessions} sessions of up to ${options.turns} turns for ${formatNumber(options.durationMs / 60_000, 1)} min; simulator first token ${options.firstTokenMs} ms + ${options.perTokenMs} ms/token, ${options.thinkMs} ms agent time between calls; warm-up = first ${options.warmupFraction * 100}%.`;
