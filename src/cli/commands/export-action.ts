@@ -1,10 +1,9 @@
 // What `polar export jsonl` does (loaded only when it runs; flags are in export.ts).
-import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveDbPath } from '../../config/paths.js';
 import { createStreamSink } from '../../export/create-stream-sink.js';
 import { exportRun, type ExportRunOptions, type ExportSummary } from '../../export/export-run.js';
+import { writeThroughPartial } from '../../export/write-through-partial.js';
 import { openStore } from '../../store/open-store.js';
 import { printError, printLine } from '../output.js';
 import type { ExportFlags } from './export.js';
@@ -40,20 +39,13 @@ export async function exportJsonlAction(flags: ExportFlags): Promise<void> {
 }
 
 /** Writes next to the target and renames at the end, so a failed export never leaves a file that looks whole. */
-async function exportToFile(store: Parameters<typeof exportRun>[0], options: ExportRunOptions, file: string): Promise<ExportSummary> {
-  const partial = `${file}.partial-${process.pid}`;
-  const stream = createWriteStream(partial);
-  const sink = createStreamSink(stream);
-  try {
+function exportToFile(store: Parameters<typeof exportRun>[0], options: ExportRunOptions, file: string): Promise<ExportSummary> {
+  return writeThroughPartial(file, async (stream) => {
+    const sink = createStreamSink(stream);
     const summary = await exportRun(store, options, sink.write);
     await sink.close();
-    await rename(partial, file);
     return summary;
-  } catch (error) {
-    stream.destroy();
-    await rm(partial, { force: true });
-    throw error;
-  }
+  });
 }
 
 function describeSummary(summary: ExportSummary, target: string): string {
