@@ -100,7 +100,8 @@ describe('SGLang streaming chat follows the engine', () => {
   });
 
   it('an abort late in the generation (after the held-back chunks) ends the stream with SGLang\'s abort finish', async () => {
-    const { sim, root } = await start({ latency: { firstTokenMs: 5, perTokenMs: 50 } });
+    // 150 ms a token: the abort has 8 tokens (1.2 s) to land in, room enough on a loaded machine.
+    const { sim, root } = await start({ latency: { firstTokenMs: 5, perTokenMs: 150 } });
     const total = ((await postJson(`${sim.url}/chat/completions`, TOOL_CHAT)).json as SglangChatCompletionWire).usage!.completion_tokens;
     const baseline = sim.engine.metrics().generationTokens;
     const { read, ended } = readStream(sim, { ...TOOL_CHAT, stream: true, stream_options: { include_usage: true } });
