@@ -1,6 +1,6 @@
 // A simulation -> the `chat.completion.chunk` sequence vLLM streams for it (role, deltas, finish, usage).
-// ChatChunkBuilder makes the chunks one token range at a time, as the engine emits the tokens;
-// chatCompletionChunks() runs it over a finished simulation in one go.
+// ChatChunkBuilder makes the chunks one token range at a time, as the engine emits the tokens
+// (stream-chat-completion.ts drives it for both the vLLM and the SGLang route).
 import type { ChatCompletionChunkWire, LogprobEntryWire, UsageWire } from '../upstream/vllm-api-types.js';
 import type { ResponseIdentity } from './build-chat-completion.js';
 import { ModelStreamParser } from '../model-format/model-stream-parser.js';
@@ -8,12 +8,6 @@ import type { SimChatRequest } from './sim-request.js';
 import type { SimulatedCompletion } from './simulate-completion.js';
 import { renameReasoning } from './apply-sim-behaviour.js';
 import { DEFAULT_COMPAT, type VllmCompat } from './vllm-compat.js';
-
-export interface PlannedChunk {
-  chunk: ChatCompletionChunkWire;
-  /** Sampled tokens this chunk carries (0 for the role and usage chunks): the server paces by it. */
-  tokens: number;
-}
 
 function usage(prompt: number, completion: number): UsageWire {
   return { prompt_tokens: prompt, total_tokens: prompt + completion, completion_tokens: completion };
@@ -104,26 +98,4 @@ export class ChatChunkBuilder {
   usage(): ChatCompletionChunkWire | null {
     return this.includeUsage ? { ...this.base, choices: [], usage: usage(this.sim.promptTokenIds.length, this.completion) } : null;
   }
-}
-
-/** The chunks of a finished simulation in order, `chunkTokens` sampled tokens per chunk. */
-export function* chatCompletionChunks(
-  sim: SimulatedCompletion,
-  request: SimChatRequest,
-  identity: ResponseIdentity,
-  chunkTokens: number,
-): Generator<PlannedChunk> {
-  const builder = new ChatChunkBuilder(sim, request, identity);
-  yield { chunk: builder.role(), tokens: 0 };
-  const total = sim.tokenIds.length;
-  const step = Math.max(1, Math.floor(chunkTokens));
-  for (let start = 0; start < total || (total === 0 && start === 0); start += step) {
-    const end = Math.min(total, start + step);
-    const range = { ids: sim.tokenIds.slice(start, end), texts: sim.tokenTexts.slice(start, end), logprobs: sim.logprobs?.slice(start, end) ?? null };
-    const chunk = builder.tokens(range, end >= total ? sim.finishReason : null);
-    if (chunk) yield { chunk, tokens: end - start };
-    if (total === 0) break;
-  }
-  const closing = builder.usage();
-  if (closing) yield { chunk: closing, tokens: 0 };
 }

@@ -1,6 +1,7 @@
 // The simulator's engine-control surface over HTTP: which control routes it serves (as the real servers do,
-// by start-up flags), what the weights are (their version and, for SGLang, the weight_version label), the
-// loaded LoRA adapters, and an in-process log of every control request so tests can assert their order.
+// by start-up flags), SGLang's weight_version label, the loaded LoRA adapters, and an in-process log of every
+// control request so tests can assert their order. The weight version itself is the engine's (one counter:
+// GenerationEngine stamps it on every token; read it with `engine.metrics().weightVersion`).
 
 /** Start-up flags of the real servers that decide which control routes exist and work. */
 export interface SimControlOptions {
@@ -63,8 +64,6 @@ export class SimControl {
   readonly flags: ResolvedSimControl;
   /** Every control request, in arrival order. */
   readonly log: SimControlEntry[] = [];
-  /** The weight updates applied so far: the engine samples with this weight version (0: the start-up weights). */
-  weightVersion = 0;
   /** SGLang's `weight_version` label (`--weight-version`, default `default`; set by weight updates). */
   weightLabel = 'default';
   /** Loaded LoRA adapters: name → path. */
@@ -78,11 +77,5 @@ export class SimControl {
 
   record(entry: SimControlEntry): void {
     this.log.push(entry);
-  }
-
-  /** The next weight version (each update changes what the simulator samples: its logprobs). */
-  nextWeightVersion(): number {
-    this.weightVersion += 1;
-    return this.weightVersion;
   }
 }

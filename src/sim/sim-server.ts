@@ -136,7 +136,7 @@ export interface ResolvedOptions {
   generation: GenerationService;
   /** Unix seconds the server started (the metrics' `_created`). */
   startedAt: number;
-  /** The control routes' flags, weight version, adapters and log. */
+  /** The control routes' flags, SGLang's weight_version label, adapters and log. */
   control: SimControl;
 }
 

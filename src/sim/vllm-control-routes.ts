@@ -3,7 +3,6 @@
 // 055e47c2 vllm/frontend/entrypoints/serve/dev/{sleep,rpc,cache}/api_router.py and serve/lora/api_router.py;
 // 09cb327f vllm/entrypoints/serve/instrumentator/server_info.py). Dev routes exist only with
 // VLLM_SERVER_DEV_MODE=1 (else FastAPI's 404); the LoRA routes only with VLLM_ALLOW_RUNTIME_LORA_UPDATING.
-import type { GenerationService } from './engine/engine-driver.js';
 import type { PauseMode } from './engine/generation-types.js';
 import { bodyObject, type ControlAnswer, controlRoute, NOT_FOUND } from './control-route.js';
 import type { ResolvedOptions, RouteTable } from './sim-server.js';
@@ -26,10 +25,6 @@ function modes(o: ResolvedOptions): readonly PauseMode[] {
 }
 
 const dev = (o: ResolvedOptions): boolean => o.control.flags.devMode;
-
-async function reloadWeights(engine: GenerationService, o: ResolvedOptions): Promise<void> {
-  await engine.updateWeights({ version: o.control.nextWeightVersion() });
-}
 
 /** The OpenAPI document FastAPI serves: the routes this start-up has, with /pause's mode enum. */
 function openapi(o: ResolvedOptions): unknown {
@@ -94,7 +89,7 @@ export const VLLM_CONTROL_ROUTES: RouteTable = {
     const method = bodyObject(body)['method'];
     if (typeof method !== 'string') return error(400, "Missing 'method' in request body");
     if (method !== 'reload_weights') return INTERNAL;
-    await reloadWeights(o.generation, o);
+    await o.generation.updateWeights({});
     return { status: 200, json: { results: [null] } };
   }),
   '/reset_prefix_cache': controlRoute('POST', ({ query, o }) => {
@@ -125,7 +120,7 @@ export const VLLM_CONTROL_ROUTES: RouteTable = {
     o.control.loras.set(name, path);
     if (!o.behaviour.modelNames.includes(name)) o.behaviour.modelNames.push(name);
     // New adapter weights: what the simulator samples changes.
-    await reloadWeights(o.generation, o);
+    await o.generation.updateWeights({});
     return { status: 200, text: `Success: LoRA adapter '${name}' added successfully.` };
   }),
   '/v1/unload_lora_adapter': controlRoute('POST', ({ body, o }) => {

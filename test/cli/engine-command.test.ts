@@ -51,6 +51,6 @@ describe('polar engine / doctor --control', () => {
     const { steps } = JSON.parse(result.stdout) as { steps: { action: string; replica: string; ok: boolean }[] };
     expect(steps.map((step) => step.action)).toEqual(['pause', 'pause', 'update-weights', 'update-weights', 'resume', 'resume']);
     expect(new Set(steps.map((step) => step.replica))).toEqual(new Set([a!.url, b!.url]));
-    for (const server of [a!, b!]) expect(server.control.weightVersion).toBe(1);
+    for (const server of [a!, b!]) expect(server.engine.metrics().weightVersion).toBe(1);
   }, 60_000);
 });

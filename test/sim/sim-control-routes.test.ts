@@ -92,7 +92,7 @@ describe('vLLM control routes', () => {
     expect(call.finish()).toBe('stop');
     const versions = versionsOf(call.ids, call.logprobs);
     expect(versions).toEqual([...new Array(atPause).fill(0), ...new Array(call.ids.length - atPause).fill(1)]);
-    expect(sim.control.weightVersion).toBe(1);
+    expect(sim.engine.metrics().weightVersion).toBe(1);
     expect(sim.control.log.filter((entry) => entry.path !== '/is_paused').map((entry) => entry.path)).toEqual(['/pause', '/collective_rpc', '/resume']);
   });
 
@@ -127,7 +127,7 @@ describe('vLLM control routes', () => {
     expect(await post(`${loraRoot}/v1/load_lora_adapter`, { lora_name: 'step-1', lora_path: '/ckpt/1' })).toMatchObject({ status: 200, text: "Success: LoRA adapter 'step-1' added successfully." });
     expect(await post(`${loraRoot}/v1/load_lora_adapter`, { lora_name: 'step-1', lora_path: '/ckpt/2' })).toMatchObject({ status: 400 });
     expect((await post(`${loraRoot}/v1/load_lora_adapter`, { lora_name: 'step-1', lora_path: '/ckpt/2', load_inplace: true })).status).toBe(200);
-    expect(lora.control.weightVersion).toBe(2);
+    expect(lora.engine.metrics().weightVersion).toBe(2);
     const answer = await postJson(`${lora.url}/chat/completions`, { ...CHAT, model: 'step-1' });
     expect(answer).toMatchObject({ status: 200, json: { model: 'step-1' } });
     expect(sim.control.loras.size).toBe(0);
@@ -160,6 +160,18 @@ describe('SGLang control routes', () => {
     expect(after.meta_info.output_token_logprobs?.[0]?.[0]).not.toBe(before.meta_info.output_token_logprobs?.[0]?.[0]);
     expect(await (await fetch(`${root}/get_weight_version`)).json()).toEqual({ weight_version: '3' });
     expect(sim.control.log.map((entry) => entry.path)).toEqual(['/pause_generation', '/update_weights_from_disk', '/continue_generation', '/get_weight_version']);
+  });
+
+  it('the engine holds the one weight version: an update made on the engine itself and one over HTTP count on from each other', async () => {
+    const { sim, root } = await start({ engine: 'sglang' });
+    // A test or benchmark driving the engine directly (as sim-gpu-server.test.ts does).
+    await sim.engine.updateWeights({ version: 1 });
+    expect((await post(`${root}/update_weights_from_disk`, { model_path: '/ckpt/2', weight_version: 'step-2' })).status).toBe(200);
+    expect(sim.engine.metrics().weightVersion).toBe(2);
+    // A relabel aborts what runs but leaves the weights (and their version) alone.
+    expect((await post(`${root}/update_weight_version`, { new_version: 'relabelled' })).status).toBe(200);
+    expect(sim.engine.metrics().weightVersion).toBe(2);
+    expect(await (await fetch(`${root}/get_weight_version`)).json()).toEqual({ weight_version: 'relabelled' });
   });
 
   it('pause_generation abort ends /generate with finish_reason {type: abort} and the tokens emitted so far', async () => {

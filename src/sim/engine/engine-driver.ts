@@ -50,6 +50,11 @@ export abstract class EngineDriver implements GenerationService {
     return done;
   }
 
+  abortAll(): void {
+    this.engine.abortAll();
+    this.kick();
+  }
+
   sleep(level: 1 | 2, mode?: PauseMode): Promise<void> {
     const done = this.engine.sleep(level, mode);
     this.kick();

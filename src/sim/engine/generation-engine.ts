@@ -132,7 +132,7 @@ export class GenerationEngine implements EngineControl {
 
   async updateWeights(update: WeightUpdate): Promise<void> {
     if (update.abortRequests) this.abortAll();
-    this.weightVersion = update.version;
+    this.weightVersion = update.version ?? this.weightVersion + 1;
     if (update.resetPrefixCache) {
       await this.when(() => this.inFlight === null);
       this.scheduler.resetPrefixCache(false);

@@ -55,8 +55,8 @@ export interface PauseOptions {
 
 /** A weight update (vLLM's reload_weights / weight-transfer API, SGLang's update_weights_from_*). */
 export interface WeightUpdate {
-  /** Tokens sampled by steps that start after the update carry this version. */
-  version: number;
+  /** Tokens sampled by steps that start after the update carry this version (default: one past the current one). */
+  version?: number;
   /** Drop the prefix cache (SGLang `flush_cache`); only possible when no running request holds blocks. */
   resetPrefixCache?: boolean;
   /** Abort every running and waiting request first (SGLang `abort_all_requests`). */
@@ -70,6 +70,8 @@ export interface EngineControl {
   resume(): void;
   isPaused(): boolean;
   updateWeights(update: WeightUpdate): Promise<void>;
+  /** Ends every running and waiting request with finish 'abort' (SGLang's /update_weight_version does). */
+  abortAll(): void;
   /** Level 1 offloads the weights, level 2 drops them; both drop the KV cache. `mode` handles requests in flight first. */
   sleep(level: 1 | 2, mode?: PauseMode): Promise<void>;
   wakeUp(): void;

@@ -1,16 +1,16 @@
 // SGLang's /v1/chat/completions in the simulator: token ids on non-streaming answers only (with
 // return_token_ids since PR #30917, the prompt's alone with return_prompt_token_ids), a 400 for ids asked
-// on a stream (serving_chat.py @ 002897c2 _convert_to_internal_request), streamed chunks without ids.
+// on a stream (serving_chat.py @ 002897c2 _convert_to_internal_request), streamed chunks without ids, as the
+// engine emits the tokens (the vLLM route's streamChatCompletion with SGLang's wire).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GenerationHandle } from '../engine/generation-types.js';
 import { adjustLogprobs, applyStopStrings } from '../apply-sim-behaviour.js';
-import { chatCompletionChunks } from '../chat-completion-chunks.js';
 import type { PolicyContext } from '../policy.js';
 import { badRequest } from '../sim-errors.js';
 import { parseSimRequest, type SimChatRequest } from '../sim-request.js';
 import { headersOf, readJson, type ResolvedOptions, type SimServerStats } from '../sim-server.js';
-import { clientGone, sendJson, writeOrStop } from '../write-response.js';
+import { clientGone, sendJson } from '../write-response.js';
 import { simulateCompletion, type SimulatedCompletion } from '../simulate-completion.js';
 import { DEFAULT_COMPAT } from '../vllm-compat.js';
 import { buildSglangChatCompletion } from './sglang-chat-completion.js';
@@ -18,6 +18,7 @@ import { checkSglangContextWindow } from './sglang-context-window.js';
 import { withSglangErrors } from './sglang-errors.js';
 import { countRequest, failOrStall, SGLANG_SCHEDULER_DEAD } from '../sim-faults.js';
 import { submitGeneration } from '../submit-generation.js';
+import { type ChatStreamWire, streamChatCompletion } from '../stream-chat-completion.js';
 import { emittedCompletion } from '../emitted-completion.js';
 import { truncateCompletion } from './truncate-completion.js';
 
@@ -69,28 +70,24 @@ export function handleSglangChat(req: IncomingMessage, res: ServerResponse, o: R
   });
 }
 
-/** The streamed answer: vLLM-like chunks without any id fields, `reasoning_content` deltas, `matched_stop` at the end. */
+/**
+ * SGLang's stream, engine-driven like vLLM's: vLLM-like chunks without any id fields (held-back chunks are
+ * not sent), `reasoning_content` deltas, `matched_stop` in the finish chunk, and its own abort chunk.
+ */
 async function streamChat(res: ServerResponse, o: ResolvedOptions, sim: SimulatedCompletion, request: SimChatRequest, base: { id: string; created: number; model: string }, generation: GenerationHandle, signal: AbortSignal): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
   const identity = { ...base, serverReturnsTokenIds: false, compat: DEFAULT_COMPAT, reasoningFields: ['reasoning_content'] as const };
+  await streamChatCompletion(res, signal, generation, { sim, request, identity, behaviour: o.behaviour, chunkTokens: o.chunkTokens, wire: sglangStreamWire(sim, base) });
+}
+
+function sglangStreamWire(sim: SimulatedCompletion, base: { id: string; created: number; model: string }): ChatStreamWire {
   const matched = sim.finishReason === 'stop' ? (sim.stopReason ?? sim.tokenIds.at(-1) ?? null) : null;
-  for (const { chunk, tokens } of chatCompletionChunks(sim, request, identity, o.chunkTokens)) {
-    for (const choice of chunk.choices) {
-      const shaped = choice as unknown as Record<string, unknown>;
-      if ('stop_reason' in shaped) {
-        delete shaped['stop_reason'];
-        shaped['matched_stop'] = choice.finish_reason ? matched : null;
-      }
-    }
-    const batch = tokens > 0 ? await generation.next(tokens) : undefined;
-    if (signal.aborted) return;
-    if (batch?.finish === 'abort') {
-      // The engine aborted the request (pause_generation abort): the stream ends with finish_reason "abort".
-      const aborted = { id: base.id, object: 'chat.completion.chunk', created: base.created, model: base.model, choices: [{ index: 0, delta: {}, finish_reason: 'abort', matched_stop: null }] };
-      if (!(await writeOrStop(res, `data: ${JSON.stringify(aborted)}\n\n`, signal))) return;
-      break;
-    }
-    if (!(await writeOrStop(res, `data: ${JSON.stringify(chunk)}\n\n`, signal))) return;
-  }
-  if (await writeOrStop(res, 'data: [DONE]\n\n', signal)) res.end();
+  return {
+    shape: (chunk) => ({
+      ...chunk,
+      choices: chunk.choices.map(({ stop_reason: stopReason, ...choice }) => (stopReason === undefined ? choice : { ...choice, matched_stop: choice.finish_reason ? matched : null })),
+    }),
+    // The engine aborted the request (pause_generation abort): the stream ends with finish_reason "abort".
+    abortChunk: () => ({ id: base.id, object: 'chat.completion.chunk', created: base.created, model: base.model, choices: [{ index: 0, delta: {}, finish_reason: 'abort', matched_stop: null }] }),
+  };
 }

@@ -50,7 +50,7 @@ export const SGLANG_CONTROL_ROUTES: RouteTable = {
     if (o.control.memoryReleased) {
       return { status: 400, json: { success: false, message: 'Failed to update weights: the weights were released (/release_memory_occupation); resume memory occupation first.', num_paused_requests: 0 } };
     }
-    await o.generation.updateWeights({ version: o.control.nextWeightVersion(), abortRequests: request['abort_all_requests'] === true, resetPrefixCache: request['flush_cache'] !== false });
+    await o.generation.updateWeights({ abortRequests: request['abort_all_requests'] === true, resetPrefixCache: request['flush_cache'] !== false });
     let message = 'Succeeded to update model weights.';
     const label = request['weight_version'];
     if (typeof label === 'string') {
@@ -64,7 +64,7 @@ export const SGLANG_CONTROL_ROUTES: RouteTable = {
     const label = request['new_version'];
     if (typeof label !== 'string') return validation('1 validation error for UpdateWeightVersionReqInput\nnew_version\n  Field required');
     // SGLang's default aborts every request first.
-    if (request['abort_all_requests'] !== false) await o.generation.updateWeights({ version: o.control.weightVersion, abortRequests: true });
+    if (request['abort_all_requests'] !== false) o.generation.abortAll();
     o.control.weightLabel = label;
     return { status: 200, json: { success: true, message: `Weight version updated to ${label}`, new_version: label } };
   }),
@@ -96,7 +96,7 @@ export const SGLANG_CONTROL_ROUTES: RouteTable = {
     if (o.control.loras.has(name)) return { status: 400, json: { success: false, error_message: `LoRA adapter ${name} is already loaded.`, loaded_adapters: null } };
     o.control.loras.set(name, path);
     if (!o.behaviour.modelNames.includes(name)) o.behaviour.modelNames.push(name);
-    await o.generation.updateWeights({ version: o.control.nextWeightVersion() });
+    await o.generation.updateWeights({});
     return { status: 200, json: { success: true, error_message: null, loaded_adapters: Object.fromEntries(o.control.loras) } };
   }),
   '/unload_lora_adapter': controlRoute('POST', ({ body, o }) => {
