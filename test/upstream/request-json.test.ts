@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ControlUnreachableError, controlRequest } from '../../src/upstream/engines/control-http.js';
 import { EngineControlError } from '../../src/upstream/engines/engine-control.js';
+import { getJsonObject } from '../../src/upstream/engines/get-json-object.js';
 import { SGLANG_CONTROL } from '../../src/upstream/engines/sglang-control.js';
 import { VLLM_CONTROL } from '../../src/upstream/engines/vllm-control.js';
 import { ProbeUnreachableError, probeJson } from '../../src/upstream/preflight/probe-http.js';
@@ -128,5 +129,18 @@ describe('requestJson', () => {
     // Already given up: nothing is sent.
     await rejectsWith(probeJson(new URL('silent', root), gaveUp.signal), ProbeUnreachableError, `${root.origin} did not answer in time`);
     expect(seen.filter((request) => request.url === '/silent')).toHaveLength(2);
+  });
+
+  it('getJsonObject: the JSON object of a 200, else undefined (another status, an array, not JSON, no server), never a throw', async () => {
+    const { root, seen } = await serve((req, res) => {
+      const bodies: Record<string, [number, string]> = { '/info': [200, '{"model_path":"m"}'], '/missing': [404, '{"detail":"Not Found"}'], '/list': [200, '[1]'], '/html': [200, '<html>'] };
+      const [status, body] = bodies[req.url ?? ''] ?? [500, ''];
+      res.writeHead(status);
+      res.end(body);
+    });
+    expect(await getJsonObject(new URL('info', root), signal(), { 'x-polar-preflight': '1' })).toEqual({ model_path: 'm' });
+    expect(seen[0]?.headers['x-polar-preflight']).toBe('1');
+    for (const path of ['missing', 'list', 'html']) expect(await getJsonObject(new URL(path, root), signal())).toBeUndefined();
+    expect(await getJsonObject(new URL('info', await refusedRoot()), signal())).toBeUndefined();
   });
 });

@@ -12,14 +12,12 @@ import {
   type EngineControl,
   type FeatureSupport,
 } from './engine-control.js';
+import { asObject } from './as-object.js';
 import { readOpenapiRoutes } from './openapi-routes.js';
 
 export const VLLM_DEV_MODE_FIX = 'start vLLM with VLLM_SERVER_DEV_MODE=1 in its environment (vLLM >= 0.16 for /pause)';
 const SLEEP_FIX = 'restart vLLM with --enable-sleep-mode (and VLLM_SERVER_DEV_MODE=1)';
 const LORA_FIX = 'start vLLM with VLLM_ALLOW_RUNTIME_LORA_UPDATING=True in its environment and --enable-lora';
-
-type Json = Record<string, unknown>;
-const asObject = (value: unknown): Json | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined);
 
 async function get(root: URL, path: string, signal: AbortSignal): Promise<ControlReply | undefined> {
   try {
