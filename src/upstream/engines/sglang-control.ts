@@ -6,7 +6,7 @@
 // GET /get_weight_version, GET /get_server_info (ServerArgs: enable_memory_saver, enable_lora, model_path).
 // No dev flag: the routes always exist.
 import { answers, controlRequest, ControlUnreachableError, type ControlReply, replyMessage } from './control-http.js';
-import { type ControlCapabilities, ControlUnsupportedError, EngineControlError, type EngineControl, type FeatureSupport } from './engine-control.js';
+import { type ControlCapabilities, ControlUnsupportedError, EngineControlError, type EngineControl, type FeatureSupport, type KnownServer } from './engine-control.js';
 import { asObject } from './as-object.js';
 import { getJsonObject } from './get-json-object.js';
 import { readOpenapiRoutes } from './openapi-routes.js';
@@ -41,8 +41,12 @@ async function post(root: URL, path: string, signal: AbortSignal, body: unknown,
 
 const MEMORY_SAVER_FIX = 'restart SGLang with --enable-memory-saver (without it /release_memory_occupation silently does nothing)';
 
-export async function probeSglangControl(root: URL, signal: AbortSignal): Promise<ControlCapabilities> {
-  const [reachable, info, openapi] = await Promise.all([answers(root, 'health', signal), getJsonObject(new URL('get_server_info', root), signal), readOpenapiRoutes(root, signal)]);
+export async function probeSglangControl(root: URL, signal: AbortSignal, known: KnownServer = {}): Promise<ControlCapabilities> {
+  const [reachable, info, openapi] = await Promise.all([
+    known.reachable ?? answers(root, 'health', signal),
+    known.serverInfo !== undefined ? asObject(known.serverInfo) : getJsonObject(new URL('get_server_info', root), signal),
+    readOpenapiRoutes(root, signal),
+  ]);
   const hasPause = openapi?.paths.has('/pause_generation');
   const modes = openapi?.bodyEnum('/pause_generation', 'mode');
   const pauseAbort: FeatureSupport =

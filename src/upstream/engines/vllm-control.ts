@@ -11,6 +11,7 @@ import {
   EngineControlError,
   type EngineControl,
   type FeatureSupport,
+  type KnownServer,
 } from './engine-control.js';
 import { asObject } from './as-object.js';
 import { readOpenapiRoutes } from './openapi-routes.js';
@@ -44,9 +45,9 @@ async function post(root: URL, path: string, signal: AbortSignal, body?: unknown
   return reply;
 }
 
-export async function probeVllmControl(root: URL, signal: AbortSignal): Promise<ControlCapabilities> {
+export async function probeVllmControl(root: URL, signal: AbortSignal, known: KnownServer = {}): Promise<ControlCapabilities> {
   const [reachable, paused, sleeping, info, openapi] = await Promise.all([
-    answers(root, 'health', signal),
+    known.reachable ?? answers(root, 'health', signal),
     get(root, 'is_paused', signal),
     get(root, 'is_sleeping', signal),
     get(root, 'server_info?config_format=json', signal),
