@@ -28,8 +28,8 @@ import { batchTarget, cutTail, decideTail } from './batch-tail.js';
 import { EngineGeneration, type EngineGenerationState } from './engine-generation.js';
 import { GenerationConflictError, GenerationController, type GenerationControlState, type GenerationStepEvent, type PauseOutcome, type PauseRequest, type ResumeOutcome, type ResumeRequest } from './generation-controller.js';
 import { isSimulatorSpec } from './start-rollout-upstream.js';
-import { EngineFleet, type FleetReplica, type ReplicaControlState } from '../upstream/control/engine-fleet.js';
-import { detectEngine } from '../upstream/engines/detect-engine.js';
+import type { EngineFleet, ReplicaControlState } from '../upstream/control/engine-fleet.js';
+import { type FleetReplicaSpec, openEngineFleet } from '../upstream/control/open-engine-fleet.js';
 import type { RolloutEvent } from './rollout-events.js';
 import { engineMetricsSettings, resumeRollout, runRollout, type RolloutContext, type RolloutOptions, type RolloutResult } from './run-rollout.js';
 
@@ -255,17 +255,20 @@ export class RolloutEngine {
    */
   private engineFleet(): Promise<EngineFleet> {
     this.fleetPromise ??= (async () => {
-      let replicas: FleetReplica[];
+      let replicas: FleetReplicaSpec[];
       if (this.options.upstreams.some(isSimulatorSpec)) {
         if (this.options.executor !== undefined) throw new GenerationConflictError('engine control needs the simulator upstream started, and this engine runs no shared scheduler', 'Give the simulators as URLs (polar sim).');
+        // Started and preflighted just now: what each offers is the preflight's finding.
         const { upstream } = await this.sharedScheduler();
-        replicas = upstream.urls.map((url, index) => ({ url, engine: upstream.profiles[index]?.engine ?? 'vllm' }));
+        replicas = upstream.urls.map((url, index) => {
+          const profile = upstream.profiles[index];
+          return { url, engine: profile?.engine ?? 'vllm', ...(profile?.control !== undefined ? { capabilities: profile.control } : {}) };
+        });
       } else {
-        const named = this.options.defaults?.engine;
-        replicas = await Promise.all(this.options.upstreams.map(async (url) => ({ url: url.replace(/\/+$/, ''), engine: named ?? (await detectEngine(url)).engine })));
+        const engine = this.options.defaults?.engine;
+        replicas = this.options.upstreams.map((url) => ({ url, ...(engine !== undefined ? { engine } : {}) }));
       }
-      const fleet = new EngineFleet(replicas, { onStep: (step) => this.options.store.engineControl.append(step) });
-      await fleet.probe();
+      const fleet = await openEngineFleet(replicas, { onStep: (step) => this.options.store.engineControl.append(step) });
       this.fleetReady = fleet;
       return fleet;
     })();

@@ -2,8 +2,8 @@
 // builds the fleet of replicas, probes what they offer, refuses (exit 3, with the fix) what one lacks, then
 // acts on every replica: each step reaches all of them before the next starts.
 import { UsageError } from '../../errors.js';
-import { EngineFleet, type ControlStep } from '../../upstream/control/engine-fleet.js';
-import { detectEngine } from '../../upstream/engines/detect-engine.js';
+import type { ControlStep, EngineFleet } from '../../upstream/control/engine-fleet.js';
+import { openEngineFleet } from '../../upstream/control/open-engine-fleet.js';
 import { CONTROL_FEATURES, type EnginePauseMode, featureOf, type WeightsUpdate } from '../../upstream/engines/engine-control.js';
 import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
 import { printJson, printLine, printTable } from '../output.js';
@@ -25,11 +25,8 @@ async function openFleet(flags: EngineFlags, steps: ControlStep[]): Promise<Engi
       throw new UsageError(`--upstream "${url}" is not a URL`, 'Give the engine\'s OpenAI base URL, e.g. http://127.0.0.1:8000/v1 (start a simulator with polar sim).');
     }
   }
-  const named = parseEngineFlag(flags.engine);
-  const replicas = await Promise.all(urls.map(async (url) => ({ url: url.replace(/\/+$/, ''), engine: named ?? (await detectEngine(url)).engine })));
-  const fleet = new EngineFleet(replicas, { onStep: (step) => steps.push(step) });
-  await fleet.probe();
-  return fleet;
+  const engine = parseEngineFlag(flags.engine);
+  return openEngineFleet(urls.map((url) => ({ url, ...(engine !== undefined ? { engine } : {}) })), { onStep: (step) => steps.push(step) });
 }
 
 function report(flags: EngineFlags, fleet: EngineFleet, steps: readonly ControlStep[]): void {

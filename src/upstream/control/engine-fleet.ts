@@ -21,6 +21,8 @@ export interface FleetReplica {
   /** OpenAI base URL (`…/v1`). */
   url: string;
   engine: EngineName;
+  /** What it offers, when already known (a preflight's `profile.control`): probe() does not ask again. */
+  capabilities?: ControlCapabilities;
 }
 
 /** What polar did to one replica, and what it offers. */
@@ -72,17 +74,21 @@ export class EngineFleet {
     replicas: readonly FleetReplica[],
     private readonly options: EngineFleetOptions = {},
   ) {
-    this.states = replicas.map((replica) => ({ ...replica, paused: null, sleeping: null, weightsVersion: null, weightsKind: null, capabilities: null, lastError: null }));
+    this.states = replicas.map(({ url, engine, capabilities }) => ({ url, engine, paused: null, sleeping: null, weightsVersion: null, weightsKind: null, capabilities: capabilities ?? null, lastError: null }));
   }
 
   get replicas(): readonly ReplicaControlState[] {
     return this.states;
   }
 
-  /** Learns every replica's control features (no side effects); kept for `require`. Throws EngineControlError (exit 5) for a replica that does not answer. */
+  /**
+   * Learns the control features (no side effects) of every replica not known yet; kept for `require`. Throws
+   * EngineControlError (exit 5) for a replica that does not answer.
+   */
   async probe(signal?: AbortSignal): Promise<ControlCapabilities[]> {
     const found = await Promise.all(
       this.states.map(async (state) => {
+        if (state.capabilities !== null) return state.capabilities;
         const bound = signal ? AbortSignal.any([signal, AbortSignal.timeout(15_000)]) : AbortSignal.timeout(15_000);
         state.capabilities = await engineFor(state.engine).control.probe(serverRoot(state.url), bound);
         return state.capabilities;

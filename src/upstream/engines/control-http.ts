@@ -1,51 +1,21 @@
 // One HTTP request to an engine's control route (POST with or without a JSON body, GET), bounded by a
-// signal: status, raw text and parsed JSON. node:http(s), as the probes (fetch refuses "unsafe" ports).
-import http from 'node:http';
-import https from 'node:https';
+// signal: status, raw text and parsed JSON (requestJson sends; no answer is a ControlUnreachableError).
+import { type JsonReply, type NoAnswer, requestJson } from '../request-json.js';
 
-export interface ControlReply {
-  status: number;
-  text: string;
-  /** Parsed JSON, or undefined when the body is not JSON. */
-  json: unknown;
-}
+export type ControlReply = JsonReply;
 
 /** The server could not be reached (refused, reset, timed out before an answer). */
 export class ControlUnreachableError extends Error {
   override readonly name = 'ControlUnreachableError';
 }
 
+function unreachable(why: NoAnswer, url: URL): ControlUnreachableError {
+  if (why.kind === 'timeout') return new ControlUnreachableError(`${url.origin}${url.pathname} did not answer in time`);
+  return new ControlUnreachableError(why.kind === 'connection' ? `cannot reach ${url.origin} (${why.code})` : `${url.origin} closed its answer to ${url.pathname} early`);
+}
+
 export function controlRequest(url: URL, method: 'GET' | 'POST', signal: AbortSignal, body?: unknown): Promise<ControlReply> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(new ControlUnreachableError(`${url.origin}${url.pathname} did not answer in time`));
-      return;
-    }
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const headers: Record<string, string | number> = { accept: 'application/json', 'content-length': payload?.length ?? 0 };
-    if (payload) headers['content-type'] = 'application/json';
-    const transport = url.protocol === 'https:' ? https : http;
-    const req = transport.request(url, { method, headers, signal });
-    req.on('response', (response) => {
-      const parts: Buffer[] = [];
-      response.on('data', (part: Buffer) => parts.push(part));
-      response.on('error', () => reject(new ControlUnreachableError(`${url.origin} closed its answer to ${url.pathname} early`)));
-      response.on('end', () => {
-        const text = Buffer.concat(parts).toString('utf8');
-        let json: unknown;
-        try {
-          json = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: response.statusCode ?? 0, text, json });
-      });
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      reject(new ControlUnreachableError(signal.aborted ? `${url.origin}${url.pathname} did not answer in time` : `cannot reach ${url.origin} (${error.code ?? error.message})`));
-    });
-    req.end(payload);
-  });
+  return requestJson(url, { method, signal, body, unreachable });
 }
 
 /** The message of an error answer in any of the engines' shapes, else its text's first line. */

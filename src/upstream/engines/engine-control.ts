@@ -55,10 +55,18 @@ export interface EngineLiveState {
   weightLabel: string | null;
 }
 
+/** What a preflight already read of the server, so the control probe does not ask again. */
+export interface KnownServer {
+  /** The server answered the preflight (its model list): /health need not be asked. */
+  reachable?: true;
+  /** SGLang's /get_server_info as the preflight read it (null: it gave none). */
+  serverInfo?: object | null;
+}
+
 /** One family's control routes. Every method throws EngineControlError when the server refuses or fails. */
 export interface EngineControl {
-  /** Reads which features the server offers; never throws (an unreachable server offers nothing known). */
-  probe(root: URL, signal: AbortSignal): Promise<ControlCapabilities>;
+  /** Reads which features the server offers (what `known` says is not asked again); never throws (an unreachable server offers nothing known). */
+  probe(root: URL, signal: AbortSignal, known?: KnownServer): Promise<ControlCapabilities>;
   pause(root: URL, mode: EnginePauseMode, signal: AbortSignal): Promise<void>;
   resume(root: URL, signal: AbortSignal): Promise<void>;
   /** Level 1 offloads the weights, level 2 drops them (vLLM); SGLang releases weights and KV cache either way. */

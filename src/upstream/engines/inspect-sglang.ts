@@ -3,6 +3,7 @@
 // mode (temperature, then top_p), token-in readiness, end-of-turn ids, the router's workers.
 import { EXIT_CODES } from '../../errors.js';
 import { checkEngineMetrics } from '../preflight/check-engine-metrics.js';
+import { scrapeMetrics } from '../metrics/scrape-metrics.js';
 import { checkLogprobs } from '../preflight/check-logprobs.js';
 import { readSglangMetrics, SGLANG_METRICS_ADVICE } from './sglang-metrics.js';
 import { checkReachable, checkServedModel } from '../preflight/check-served-model.js';
@@ -93,6 +94,8 @@ export async function inspectSglang(options: PreflightOptions): Promise<Upstream
   profile.reasoningField = 'reasoning_content' in message ? 'reasoning_content' : 'reasoning' in message ? 'reasoning' : null;
   pass('reasoning-field', profile.reasoningField ? `thinking comes back as "${profile.reasoningField}"; polar replays it under that name` : 'no reasoning field: thinking stays in content');
 
+  // Logprob mode, end-of-turn ids, the router's workers, /metrics and the control routes, concurrently (the
+  // control probe reuses /get_server_info as read above, and need not ask /health).
   let probes;
   try {
     probes = await Promise.all([
@@ -101,11 +104,13 @@ export async function inspectSglang(options: PreflightOptions): Promise<Upstream
       probeJson(chatUrl, signal, logprobProbeBody(profile.model, 1, 0.5)),
       options.eosTokenIds ? Promise.resolve(undefined) : detectEosTokenIds(root, profile.model, signal, chatPromptIds ?? (tokenIn.ok ? tokenIn.promptIds : undefined)),
       readRouterWorkers(root, signal),
+      scrapeMetrics(profile.url, 3_000),
+      SGLANG_CONTROL.probe(root, signal, { reachable: true, serverInfo: server ?? null }),
     ]);
   } catch (error) {
     return run.unreachable(error);
   }
-  const [one, half, narrow, eos, workers] = probes;
+  const [one, half, narrow, eos, workers, metrics, control] = probes;
   checkLogprobs(run, { one, half, narrow, read: (answer) => readSglangChat(answer.json) });
   // SGLang answers streamed chat without ids (PR #37365 would add them): the gateway never streams from it.
   profile.streamTokenIds = false;
@@ -128,8 +133,8 @@ export async function inspectSglang(options: PreflightOptions): Promise<Upstream
   }
   profile.templateFingerprint = chatPromptIds !== null ? sha256Ids(chatPromptIds) : tokenIn.ok ? sha256Ids(tokenIn.promptIds) : await tokenizeFingerprint(root, profile.model, signal);
   pass('template', `sha256 ${profile.templateFingerprint.slice(0, 16)}… of the probe conversation's prompt ids`);
-  await checkEngineMetrics(run, { label: 'SGLang', readMetrics: readSglangMetrics, metricsAdvice: SGLANG_METRICS_ADVICE });
-  checkEngineControl(run, await SGLANG_CONTROL.probe(root, signal), options.control);
+  checkEngineMetrics(run, { label: 'SGLang', readMetrics: readSglangMetrics, metricsAdvice: SGLANG_METRICS_ADVICE }, metrics);
+  checkEngineControl(run, control, options.control);
   return profile;
 }
 

@@ -2,6 +2,7 @@
 // token ids, model echo, reasoning field, fingerprint), logprob mode, streamed ids, end-of-turn ids.
 import { EXIT_CODES } from '../../errors.js';
 import { checkEngineMetrics } from '../preflight/check-engine-metrics.js';
+import { scrapeMetrics } from '../metrics/scrape-metrics.js';
 import { checkLogprobs } from '../preflight/check-logprobs.js';
 import { readVllmMetrics, VLLM_METRICS_ADVICE } from './vllm-metrics.js';
 import { checkReachable, checkServedModel } from '../preflight/check-served-model.js';
@@ -79,7 +80,8 @@ export async function inspectVllm(options: PreflightOptions): Promise<UpstreamPr
   profile.reasoningField = 'reasoning' in message ? 'reasoning' : 'reasoning_content' in message ? 'reasoning_content' : null;
   pass('reasoning-field', profile.reasoningField ? `thinking comes back as "${profile.reasoningField}"; polar replays it under that name` : 'no reasoning field (no --reasoning-parser): thinking stays in content');
 
-  // 5. Logprob mode, streaming ids and end-of-turn ids, concurrently.
+  // 5. Logprob mode, streaming ids, end-of-turn ids, /metrics and the control routes, concurrently (the
+  // control probe need not ask /health: the server just answered).
   let probes;
   try {
     probes = await Promise.all([
@@ -87,11 +89,13 @@ export async function inspectVllm(options: PreflightOptions): Promise<UpstreamPr
       probeJson(chatUrl, signal, logprobProbeBody(profile.model, 0.5)),
       probeStream(chatUrl, signal, toolProbeBody(profile.model, profile.toolCalling, true, 48)),
       options.eosTokenIds ? Promise.resolve(undefined) : detectEosTokenIds(root, profile.model, signal),
+      scrapeMetrics(profile.url, 3_000),
+      VLLM_CONTROL.probe(root, signal, { reachable: true }),
     ]);
   } catch (error) {
     return run.unreachable(error);
   }
-  const [one, half, stream, eos] = probes;
+  const [one, half, stream, eos, metrics, control] = probes;
   checkLogprobs(run, { one, half, read: (answer) => answer.json as ChatCompletionWire });
   checkStreamIds(profile, stream, options.nonStreamingUpstream ?? false, pass, fail);
   if (eos) {
@@ -105,7 +109,7 @@ export async function inspectVllm(options: PreflightOptions): Promise<UpstreamPr
     pass('eos-token-ids', `${profile.eosTokenIds.join(', ')} (${profile.eosSource === 'flag' ? '--eos-token-ids' : profile.eosSource === 'tokenize' ? 'from /tokenize of the template\'s end-of-turn text' : 'what the model stopped on'})`);
   }
   pass('template', `sha256 ${profile.templateFingerprint.slice(0, 16)}… of the probe conversation's prompt ids`);
-  await checkEngineMetrics(run, { label: 'vLLM', readMetrics: readVllmMetrics, metricsAdvice: VLLM_METRICS_ADVICE });
-  checkEngineControl(run, await VLLM_CONTROL.probe(root, signal), options.control);
+  checkEngineMetrics(run, { label: 'vLLM', readMetrics: readVllmMetrics, metricsAdvice: VLLM_METRICS_ADVICE }, metrics);
+  checkEngineControl(run, control, options.control);
   return profile;
 }

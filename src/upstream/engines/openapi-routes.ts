@@ -1,7 +1,8 @@
 // The routes a FastAPI server (vLLM, SGLang) registered, read from its `/openapi.json` without side effects:
 // which control routes exist (they are registered only with their start-up flags) and a parameter's enum
 // (vLLM /pause's `mode`, SGLang /pause_generation's body `mode`).
-import { controlRequest } from './control-http.js';
+import { asObject, type JsonObject as Json } from './as-object.js';
+import { getJsonObject } from './get-json-object.js';
 
 export interface OpenapiRoutes {
   paths: ReadonlySet<string>;
@@ -10,10 +11,6 @@ export interface OpenapiRoutes {
   /** The enum of JSON body field `name` of `POST path` (through a $ref), undefined when none is listed. */
   bodyEnum(path: string, name: string): string[] | undefined;
 }
-
-type Json = Record<string, unknown>;
-
-const asObject = (value: unknown): Json | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined);
 
 function enumOf(schema: unknown, doc: Json): string[] | undefined {
   let node = asObject(schema);
@@ -34,13 +31,7 @@ function enumOf(schema: unknown, doc: Json): string[] | undefined {
 
 /** Undefined when the server serves no OpenAPI document (disabled, or not FastAPI). */
 export async function readOpenapiRoutes(root: URL, signal: AbortSignal): Promise<OpenapiRoutes | undefined> {
-  let doc: Json | undefined;
-  try {
-    const reply = await controlRequest(new URL('openapi.json', root), 'GET', signal);
-    doc = reply.status === 200 ? asObject(reply.json) : undefined;
-  } catch {
-    return undefined;
-  }
+  const doc = await getJsonObject(new URL('openapi.json', root), signal);
   const paths = asObject(doc?.['paths']);
   if (doc === undefined || paths === undefined) return undefined;
   const post = (path: string): Json | undefined => asObject(asObject(paths[path])?.['post']);

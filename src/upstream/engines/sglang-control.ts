@@ -6,11 +6,10 @@
 // GET /get_weight_version, GET /get_server_info (ServerArgs: enable_memory_saver, enable_lora, model_path).
 // No dev flag: the routes always exist.
 import { answers, controlRequest, ControlUnreachableError, type ControlReply, replyMessage } from './control-http.js';
-import { type ControlCapabilities, ControlUnsupportedError, EngineControlError, type EngineControl, type FeatureSupport } from './engine-control.js';
+import { type ControlCapabilities, ControlUnsupportedError, EngineControlError, type EngineControl, type FeatureSupport, type KnownServer } from './engine-control.js';
+import { asObject } from './as-object.js';
+import { getJsonObject } from './get-json-object.js';
 import { readOpenapiRoutes } from './openapi-routes.js';
-
-type Json = Record<string, unknown>;
-const asObject = (value: unknown): Json | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined);
 
 /**
  * SGLang's weight version is a free string (ServerArgs.weight_version, default "default"), reported in every
@@ -24,15 +23,6 @@ export function sglangWeightVersion(policyVersion: number): string {
 /** polar's policy version of an SGLang weight_version label, or null for a label polar did not write ("default"). */
 export function policyVersionOfSglang(label: string | null | undefined): number | null {
   return typeof label === 'string' && /^(0|[1-9]\d*)$/.test(label) ? Number(label) : null;
-}
-
-async function getJson(root: URL, path: string, signal: AbortSignal): Promise<Json | undefined> {
-  try {
-    const reply = await controlRequest(new URL(path, root), 'GET', signal);
-    return reply.status === 200 ? asObject(reply.json) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 async function post(root: URL, path: string, signal: AbortSignal, body: unknown, hint?: string): Promise<ControlReply> {
@@ -51,8 +41,12 @@ async function post(root: URL, path: string, signal: AbortSignal, body: unknown,
 
 const MEMORY_SAVER_FIX = 'restart SGLang with --enable-memory-saver (without it /release_memory_occupation silently does nothing)';
 
-export async function probeSglangControl(root: URL, signal: AbortSignal): Promise<ControlCapabilities> {
-  const [reachable, info, openapi] = await Promise.all([answers(root, 'health', signal), getJson(root, 'get_server_info', signal), readOpenapiRoutes(root, signal)]);
+export async function probeSglangControl(root: URL, signal: AbortSignal, known: KnownServer = {}): Promise<ControlCapabilities> {
+  const [reachable, info, openapi] = await Promise.all([
+    known.reachable ?? answers(root, 'health', signal),
+    known.serverInfo !== undefined ? asObject(known.serverInfo) : getJsonObject(new URL('get_server_info', root), signal),
+    readOpenapiRoutes(root, signal),
+  ]);
   const hasPause = openapi?.paths.has('/pause_generation');
   const modes = openapi?.bodyEnum('/pause_generation', 'mode');
   const pauseAbort: FeatureSupport =
@@ -119,7 +113,7 @@ export const SGLANG_CONTROL: EngineControl = {
     let modelPath: string;
     if (update.kind === 'disk') modelPath = update.modelPath;
     else {
-      const info = await getJson(root, 'get_server_info', signal);
+      const info = await getJsonObject(new URL('get_server_info', root), signal);
       if (typeof info?.['model_path'] !== 'string') throw new EngineControlError(`SGLang at ${root.origin} does not say its model_path (/get_server_info): nothing to reload`, 'Resume with {"kind":"disk","model_path":…}.', root.href);
       modelPath = info['model_path'] as string;
     }
@@ -127,7 +121,7 @@ export const SGLANG_CONTROL: EngineControl = {
     return [];
   },
   async state(root, signal) {
-    const version = await getJson(root, 'get_weight_version', signal);
+    const version = await getJsonObject(new URL('get_weight_version', root), signal);
     return { paused: null, sleeping: null, weightLabel: typeof version?.['weight_version'] === 'string' ? (version['weight_version'] as string) : null };
   },
 };

@@ -1,7 +1,8 @@
 // The SGLang-only probes of a preflight: server and model info, the router's workers, and whether token-in
 // works (/tokenize renders messages like the chat endpoint does, /generate answers ids and logprobs).
 import type { ToolFormat } from '../../model-format/format-types.js';
-import { probeJson } from '../preflight/probe-http.js';
+import { PROBE_HEADERS, probeJson } from '../preflight/probe-http.js';
+import { getJsonObject } from './get-json-object.js';
 import { PROBE_TOOL_MESSAGES, PROBE_TOOLS } from '../preflight/probe-requests.js';
 import type { SglangGenerateWire, SglangModelInfoWire, SglangServerInfoWire, SglangWorkersWire } from './sglang-api-types.js';
 
@@ -13,13 +14,9 @@ export function toolFormatOfParser(parser: string | null | undefined): ToolForma
   return parser ? TOOL_FORMAT_OF_PARSER[parser] : undefined;
 }
 
+/** An informational GET of the preflight, bounded to 5 s. */
 async function getJson<T>(root: URL, path: string, signal: AbortSignal): Promise<T | undefined> {
-  try {
-    const answer = await probeJson(new URL(path, root), AbortSignal.any([signal, AbortSignal.timeout(5_000)]));
-    return answer.status === 200 && typeof answer.json === 'object' && answer.json !== null ? (answer.json as T) : undefined;
-  } catch {
-    return undefined;
-  }
+  return (await getJsonObject(new URL(path, root), AbortSignal.any([signal, AbortSignal.timeout(5_000)]), PROBE_HEADERS)) as T | undefined;
 }
 
 /** `/get_server_info` and `/get_model_info`, each undefined when it does not answer. */

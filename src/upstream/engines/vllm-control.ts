@@ -11,15 +11,14 @@ import {
   EngineControlError,
   type EngineControl,
   type FeatureSupport,
+  type KnownServer,
 } from './engine-control.js';
+import { asObject } from './as-object.js';
 import { readOpenapiRoutes } from './openapi-routes.js';
 
 export const VLLM_DEV_MODE_FIX = 'start vLLM with VLLM_SERVER_DEV_MODE=1 in its environment (vLLM >= 0.16 for /pause)';
 const SLEEP_FIX = 'restart vLLM with --enable-sleep-mode (and VLLM_SERVER_DEV_MODE=1)';
 const LORA_FIX = 'start vLLM with VLLM_ALLOW_RUNTIME_LORA_UPDATING=True in its environment and --enable-lora';
-
-type Json = Record<string, unknown>;
-const asObject = (value: unknown): Json | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined);
 
 async function get(root: URL, path: string, signal: AbortSignal): Promise<ControlReply | undefined> {
   try {
@@ -46,9 +45,9 @@ async function post(root: URL, path: string, signal: AbortSignal, body?: unknown
   return reply;
 }
 
-export async function probeVllmControl(root: URL, signal: AbortSignal): Promise<ControlCapabilities> {
+export async function probeVllmControl(root: URL, signal: AbortSignal, known: KnownServer = {}): Promise<ControlCapabilities> {
   const [reachable, paused, sleeping, info, openapi] = await Promise.all([
-    answers(root, 'health', signal),
+    known.reachable ?? answers(root, 'health', signal),
     get(root, 'is_paused', signal),
     get(root, 'is_sleeping', signal),
     get(root, 'server_info?config_format=json', signal),

@@ -1,12 +1,13 @@
 // `metrics` (never fatal): whether the server's /metrics answers with the series effective GPU utilisation
 // needs (token counters), plus the queue and KV gauges; if not, the engine's advice (SGLang: --enable-metrics).
+// The scrape runs with the preflight's other probes; this records what it found.
 import { EXIT_CODES } from '../../errors.js';
 import type { EngineAdapter } from '../engines/engine.js';
-import { scrapeMetrics } from '../metrics/scrape-metrics.js';
+import type { ScrapeResult } from '../metrics/scrape-metrics.js';
 import type { PreflightRun } from './preflight-run.js';
 
-export async function checkEngineMetrics(run: PreflightRun, engine: Pick<EngineAdapter, 'label' | 'readMetrics' | 'metricsAdvice'>): Promise<void> {
-  const scrape = await scrapeMetrics(run.profile.url, 3_000);
+/** `scrape`: scrapeMetrics(run.profile.url, 3_000). */
+export function checkEngineMetrics(run: PreflightRun, engine: Pick<EngineAdapter, 'label' | 'readMetrics' | 'metricsAdvice'>, scrape: ScrapeResult): void {
   if (!scrape.ok) {
     run.fail('metrics', `${scrape.reason}: effective GPU utilisation, queue and KV usage will be unknown`, engine.metricsAdvice, EXIT_CODES.upstreamUnavailable, true);
     return;
