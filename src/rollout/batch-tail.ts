@@ -5,50 +5,44 @@
 // one of its sessions ended without being cancelled), so nothing of them is delivered either.
 import type { BatchRow, TailDecision } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
-import { planTail } from './admission/tail-policy.js';
-import { effectiveTarget, type BatchRequest } from './batch-request.js';
+import { planTail, targetReached, type TailPolicy } from './admission/tail-policy.js';
+import type { BatchRequest } from './batch-request.js';
 
-/** A batch's target and tail as the engine applies them (`target` null: every group, nothing to decide). */
-export interface BatchTarget {
-  target: number;
-  tail: NonNullable<BatchRequest['tail']>;
+/** A batch's target and tail as the engine holds them while the batch is active: read once from its row. */
+export interface BatchTail {
+  batchId: string;
+  policy: TailPolicy;
+  /** The request's target_groups; undefined: every group, nothing to decide. */
+  targetGroups: number | undefined;
+  /** The decision taken: set here only once it is saved in the store; null before. */
+  decision: TailDecision | null;
 }
 
-/** The batch's target over its run's tasks; null while the run does not exist yet. */
-export function batchTarget(store: Store, batch: BatchRow): BatchTarget | null {
+/** The tail of a batch being activated (new, or restored after a restart with the decision it took). */
+export function loadBatchTail(batch: BatchRow): BatchTail {
   const request = batch.request as unknown as BatchRequest;
-  const run = store.runs.get(batch.runName);
-  if (run === undefined) return null;
-  return { target: effectiveTarget(request, store.runs.tasks(run.id).length), tail: request.tail ?? 'wait' };
+  return { batchId: batch.id, policy: request.tail ?? 'wait', targetGroups: request.targetGroups, decision: batch.tailDecision };
 }
 
 /**
- * The batch's tail decision: the one saved before, else, for a batch with tail cancel or carry whose target is
- * reached now, a new one (saved before it is returned). Null while the target is not reached, or for tail wait.
+ * The batch's tail decision: the one taken before, else, for tail cancel or carry whose target is reached now,
+ * a new one, saved in the store before it is kept on `tail` and returned (a restart keeps it). Null while the
+ * target is not reached, and for tail wait. This runs at every session end: it counts the batch's recorded
+ * groups and reads nothing else until the target is reached.
  */
-export function decideTail(store: Store, batch: BatchRow, now = Date.now()): TailDecision | null {
-  const saved = store.batches.get(batch.id)?.tailDecision ?? null;
-  if (saved !== null) return saved;
-  const request = batch.request as unknown as BatchRequest;
-  const policy = request.tail ?? 'wait';
-  if (policy === 'wait' || request.targetGroups === undefined) return null;
-  // Cheap first (this runs at every session end): fewer groups recorded than asked means not reached (a target
-  // capped at a smaller dataset is every group, which leaves no tail to act on).
-  if (store.batches.groups(batch.id).length < request.targetGroups) return null;
-  const run = store.runs.get(batch.runName);
-  const target = batchTarget(store, batch);
-  if (run === undefined || target === null) return null;
-  // A session counts as ended for its group as a recorded group sees it: done, with a status other than cancelled.
-  const sessions = [...store.runs.iterateSessionSummaries(run.id)].map((session) => ({
-    id: session.id,
-    group: String(session.taskId),
-    ended: session.stage === 'done' && session.status !== null && session.status !== 'cancelled',
-  }));
-  const plan = planTail(sessions, target.target, policy);
-  if (!plan.reached) return null;
-  const decision: TailDecision = { policy, reachedAt: now, completeTaskIds: plan.complete.map(Number), cancelled: plan.cancel, carried: plan.carry };
-  store.batches.setTailDecision(batch.id, decision);
-  return store.batches.get(batch.id)?.tailDecision ?? decision;
+export function decideTail(store: Store, tail: BatchTail, runId: number, now = Date.now()): TailDecision | null {
+  if (tail.decision !== null) return tail.decision;
+  if (tail.policy === 'wait' || tail.targetGroups === undefined) return null;
+  // The recorded groups are the complete ones (the engine records a session's group before it asks). A target
+  // capped at a smaller dataset is every group and is never reached here: it leaves no tail to act on.
+  const completeGroups = store.batches.groupCount(tail.batchId);
+  if (!targetReached(completeGroups, tail.targetGroups)) return null;
+  const plan = planTail({ completeGroups, open: store.runs.openSessionIds(runId) }, tail.targetGroups, tail.policy);
+  const completeTaskIds = store.batches.groups(tail.batchId).map((group) => group.taskId).sort((a, b) => a - b);
+  const decision: TailDecision = { policy: tail.policy, reachedAt: now, completeTaskIds, cancelled: plan.cancel, carried: plan.carry };
+  // A decision saved before (by an earlier process) stays, and is the one acted on.
+  tail.decision = store.batches.setTailDecision(tail.batchId, decision) ? decision : (store.batches.tailDecision(tail.batchId) ?? decision);
+  return tail.decision;
 }
 
 /**

@@ -24,7 +24,7 @@ import { SessionScheduler, type SchedulerAdmissionState } from './session-schedu
 import { agentSlotsFor } from './admission/create-session-admission.js';
 import type { SessionStage } from '../store/run-repository.js';
 import { batchSampling, checkBatchRequest, requestHash, type BatchRequest } from './batch-request.js';
-import { batchTarget, cutTail, decideTail } from './batch-tail.js';
+import { cutTail, decideTail, loadBatchTail, type BatchTail } from './batch-tail.js';
 import { EngineGeneration, type EngineGenerationState } from './engine-generation.js';
 import { GenerationConflictError, GenerationController, type GenerationControlState, type GenerationStepEvent, type PauseOutcome, type PauseRequest, type ResumeOutcome, type ResumeRequest } from './generation-controller.js';
 import { isSimulatorSpec } from './start-rollout-upstream.js';
@@ -99,6 +99,10 @@ interface ActiveBatch {
   cancelReason: string | null;
   /** The batch reached its target with tail cancel: its run was stopped to cut the tail. */
   tailCut: boolean;
+  /** Its target, tail and the decision taken (loaded from its row when the batch is activated). */
+  tail: BatchTail;
+  /** Its run's id, once the run exists. */
+  runId: number | undefined;
   gateway?: { gateway: Gateway; start: ActivitySnapshot };
   done: Promise<void>;
 }
@@ -364,7 +368,7 @@ export class RolloutEngine {
     if (this.closing) return;
     const max = this.options.maxBatches ?? 2;
     // A batch carrying its tail past its target no longer holds a place: the trainer stepped on it.
-    const counted = () => [...this.active.keys()].filter((id) => this.options.store.batches.get(id)?.tailDecision?.policy !== 'carry').length;
+    const counted = () => [...this.active.values()].filter((entry) => entry.tail.decision?.policy !== 'carry').length;
     for (const batch of this.options.store.batches.unfinished()) {
       if (this.active.has(batch.id)) continue;
       if (counted() >= max) return;
@@ -374,7 +378,7 @@ export class RolloutEngine {
 
   private launch(batch: BatchRow): void {
     const controller = new AbortController();
-    const entry: ActiveBatch = { controller, cancelReason: null, tailCut: false, done: Promise.resolve() };
+    const entry: ActiveBatch = { controller, cancelReason: null, tailCut: false, tail: loadBatchTail(batch), runId: undefined, done: Promise.resolve() };
     this.active.set(batch.id, entry);
     entry.done = this.runBatch(batch, entry).finally(() => {
       this.active.delete(batch.id);
@@ -406,13 +410,14 @@ export class RolloutEngine {
     let status: BatchStatus;
     let reason: string | null = null;
     // A restart after the tail was cut (or with the target reached meanwhile): nothing more runs.
-    const decided = store.runs.get(batch.runName) === undefined ? null : this.reachTarget(batch, entry);
+    const resume = this.runIdOf(batch, entry) !== undefined;
+    if (resume) this.recordGroups(batch, entry);
+    const decided = resume ? this.reachTarget(batch, entry) : null;
     if (decided?.policy === 'cancel') {
-      this.finishTail(batch, decided);
+      this.finishTail(batch, entry, decided);
       return;
     }
     try {
-      const resume = store.runs.get(batch.runName) !== undefined;
       if (this.options.executor === undefined) context.scheduler = await this.sharedScheduler();
       const executor = this.options.executor ?? defaultExecutor;
       const result = await executor({ runName: batch.runName, options: this.rolloutOptions(batch), resume }, context);
@@ -425,10 +430,10 @@ export class RolloutEngine {
     } finally {
       detach?.();
     }
-    this.recordGroups(batch);
+    this.recordGroups(batch, entry);
     const decision = entry.tailCut ? this.reachTarget(batch, entry) : null;
     if (decision?.policy === 'cancel') {
-      this.finishTail(batch, decision);
+      this.finishTail(batch, entry, decision);
       return;
     }
     if (entry.cancelReason !== null) {
@@ -479,22 +484,32 @@ export class RolloutEngine {
     if (event.type !== 'session-stage' && event.type !== 'session-end' && event.type !== 'run-start' && event.type !== 'run-end' && event.type !== 'run-failed') return;
     this.emit({ type: 'session', batchId: batch.id, event });
     if (event.type !== 'session-end') return;
-    this.recordGroups(batch, event.instanceId);
+    // The hot path of a batch: its row (request, tasks inline) is not read again, only counts are.
     const entry = this.active.get(batch.id);
+    this.recordGroups(batch, entry, event.instanceId);
     if (entry !== undefined) this.reachTarget(batch, entry);
+  }
+
+  /** The id of the batch's run (kept on the active batch once the run exists); undefined before. */
+  private runIdOf(batch: BatchRow, entry: ActiveBatch | undefined): number | undefined {
+    if (entry?.runId !== undefined) return entry.runId;
+    const id = this.options.store.runs.get(batch.runName)?.id;
+    if (entry !== undefined) entry.runId = id;
+    return id;
   }
 
   /**
    * The batch's tail decision, taken (saved, announced) when its target is reached: cancel stops the batch's
    * run (finishTail marks what had not ended), carry frees its place for the next batch and lets it run on.
    */
-  private reachTarget(batch: BatchRow, entry: ActiveBatch): ReturnType<typeof decideTail> {
-    const { store } = this.options;
-    const before = store.batches.get(batch.id)?.tailDecision ?? null;
-    const decision = decideTail(store, batch);
+  private reachTarget(batch: BatchRow, entry: ActiveBatch): TailDecision | null {
+    const before = entry.tail.decision;
+    const runId = this.runIdOf(batch, entry);
+    const decision = runId === undefined ? before : decideTail(this.options.store, entry.tail, runId);
     if (decision === null) return null;
     if (before === null) {
-      const target = batchTarget(store, batch)?.target ?? 0;
+      // A decision is taken with at least target_groups groups complete: the request's target is the batch's.
+      const target = entry.tail.targetGroups ?? 0;
       this.emit({ type: 'target_reached', batchId: batch.id, targetGroups: target, tail: decision.policy, complete: decision.completeTaskIds.length, cancelled: decision.cancelled.length, carried: decision.carried.length });
     }
     // (A target of every group leaves nothing to cut: the run ends as it would.)
@@ -507,12 +522,12 @@ export class RolloutEngine {
   }
 
   /** tail cancel: the sessions that had not ended are cancelled (tail_cancelled); the batch is done for the trainer. */
-  private finishTail(batch: BatchRow, decision: TailDecision): void {
+  private finishTail(batch: BatchRow, entry: ActiveBatch, decision: TailDecision): void {
     const { store } = this.options;
-    const target = batchTarget(store, batch)?.target ?? 0;
+    const target = entry.tail.targetGroups ?? 0;
     const cut = cutTail(store, batch, decision, target);
-    this.recordGroups(batch);
-    const complete = store.batches.groups(batch.id).length;
+    this.recordGroups(batch, entry);
+    const complete = store.batches.groupCount(batch.id);
     const reason = `target reached: ${complete} complete group${complete === 1 ? '' : 's'} of the ${target} asked; ${cut} session${cut === 1 ? '' : 's'} cancelled (tail: cancel)`;
     store.batches.setStatus(batch.id, 'finished', reason);
     this.emit({ type: 'batch', batchId: batch.id, status: 'finished', reason });
@@ -522,11 +537,11 @@ export class RolloutEngine {
    * Records each task whose sessions have all ended as a completed group (once; completion order = seq):
    * the task of `instanceId` after one session's end, every task at the batch's end.
    */
-  private recordGroups(batch: BatchRow, instanceId?: string): void {
+  private recordGroups(batch: BatchRow, entry: ActiveBatch | undefined, instanceId?: string): void {
     const { store } = this.options;
-    const run = store.runs.get(batch.runName);
-    if (run === undefined) return;
-    for (const task of store.runs.endedTasks(run.id, instanceId)) {
+    const runId = this.runIdOf(batch, entry);
+    if (runId === undefined) return;
+    for (const task of store.runs.endedTasks(runId, instanceId)) {
       const row = store.batches.completeGroup(batch.id, task.taskId, task.instanceId);
       if (row !== undefined) this.emit({ type: 'group', batchId: batch.id, seq: row.seq, instanceId: row.instanceId });
     }

@@ -39,7 +39,8 @@ export class CallbackDeliverer {
       for (const group of this.store.batches.groups(batch.id)) if (group.callbackStatus === null) this.deliver(batch, group);
     }
     return engine.on((event) => {
-      if (event.type !== 'group') return;
+      // A group completes at a session end: a batch without a callback is not read (its request can be large).
+      if (event.type !== 'group' || this.store.batches.callbackUrl(event.batchId) === null) return;
       const batch = this.store.batches.get(event.batchId);
       const group = batch === undefined ? undefined : this.store.batches.groups(batch.id, event.seq - 1).find((row) => row.seq === event.seq);
       if (batch?.callbackUrl != null && group !== undefined) this.deliver(batch, group);

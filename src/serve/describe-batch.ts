@@ -48,7 +48,7 @@ export function describeBatch(store: Store, batch: BatchRow): BatchDescription {
   const planned = (request.tasks?.length ?? request.instanceIds?.length ?? 0) * (request.samples ?? 1);
   const total = run === undefined ? planned : sessions.length;
   const groups = store.batches.groups(batch.id);
-  const tasks = run === undefined ? (request.tasks?.length ?? request.instanceIds?.length ?? 0) : store.runs.tasks(run.id).length;
+  const tasks = run === undefined ? (request.tasks?.length ?? request.instanceIds?.length ?? 0) : store.runs.taskCount(run.id);
   const failedCallbacks = groups.filter((group) => group.callbackStatus === 'failed');
   const asked = batch.request as unknown as BatchRequest;
   // Before its run exists, a dataset batch without instance ids does not know its groups yet.

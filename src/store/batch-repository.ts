@@ -57,12 +57,18 @@ export interface BatchRepository {
   /** Batches not yet finished, cancelled or failed, oldest first. */
   unfinished(): BatchRow[];
   setStatus(id: string, status: BatchStatus, reason?: string | null): void;
-  /** Saves the batch's tail decision (once: a later call leaves the first decision). */
-  setTailDecision(id: string, decision: TailDecision): void;
+  /** Saves the batch's tail decision once; false when one was saved before (it stays: read it with tailDecision). */
+  setTailDecision(id: string, decision: TailDecision): boolean;
+  /** The batch's callback_url (null without one, or for an unknown batch), without reading its request. */
+  callbackUrl(id: string): string | null;
+  /** The batch's saved tail decision (null before one, or for an unknown batch), without reading its request. */
+  tailDecision(id: string): TailDecision | null;
   /** Records a completed group once; returns its row, or undefined when it was recorded before. */
   completeGroup(batchId: string, taskId: number, instanceId: string): BatchGroupRow | undefined;
   /** Completed groups of a batch after `afterSeq`, in completion order. */
   groups(batchId: string, afterSeq?: number): BatchGroupRow[];
+  /** How many groups of the batch are completed (a count: no rows read). */
+  groupCount(batchId: string): number;
   recordCallback(seq: number, status: 'delivered' | 'failed' | null, error: string | null): void;
   /** The policy version last set by a resume (survives a restart); undefined before the first. */
   policyVersion(): number | undefined;
@@ -110,8 +116,12 @@ function toBatch(record: BatchRecord): BatchRow {
     createdAt: record.created_at,
     finishedAt: record.finished_at,
     callbackUrl: record.callback_url,
-    tailDecision: record.tail_decision === null ? null : (parseJsonObject(record.tail_decision, `batch ${record.id} tail decision`) as unknown as TailDecision | null),
+    tailDecision: toTailDecision(record.id, record.tail_decision),
   };
+}
+
+function toTailDecision(id: string, json: string | null): TailDecision | null {
+  return json === null ? null : (parseJsonObject(json, `batch ${id} tail decision`) as unknown as TailDecision | null);
 }
 
 function toGroup(record: GroupRecord): BatchGroupRow {
@@ -138,10 +148,13 @@ export function createBatchRepository(db: Database.Database): BatchRepository {
   const open = db.prepare("SELECT * FROM batches WHERE status IN ('queued', 'running') ORDER BY created_at, id");
   const setStatus = db.prepare('UPDATE batches SET status = ?, status_reason = ?, finished_at = ? WHERE id = ?');
   const setTail = db.prepare('UPDATE batches SET tail_decision = ? WHERE id = ? AND tail_decision IS NULL');
+  const callbackOf = db.prepare<[string], { callback_url: string | null }>('SELECT callback_url FROM batches WHERE id = ?');
+  const tailOf = db.prepare<[string], { tail_decision: string | null }>('SELECT tail_decision FROM batches WHERE id = ?');
   const addGroup = db.prepare(
     'INSERT OR IGNORE INTO batch_groups (batch_id, task_id, instance_id, completed_at) VALUES (?, ?, ?, ?) RETURNING *',
   );
   const groups = db.prepare('SELECT * FROM batch_groups WHERE batch_id = ? AND seq > ? ORDER BY seq');
+  const groupCount = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM batch_groups WHERE batch_id = ?');
   const callback = db.prepare(
     'UPDATE batch_groups SET callback_status = ?, callback_attempts = callback_attempts + 1, callback_last_error = ? WHERE seq = ?',
   );
@@ -177,7 +190,13 @@ export function createBatchRepository(db: Database.Database): BatchRepository {
       setStatus.run(status, reason, TERMINAL.has(status) ? Date.now() : null, id);
     },
     setTailDecision(id, decision) {
-      setTail.run(JSON.stringify(decision), id);
+      return setTail.run(JSON.stringify(decision), id).changes === 1;
+    },
+    callbackUrl(id) {
+      return callbackOf.get(id)?.callback_url ?? null;
+    },
+    tailDecision(id) {
+      return toTailDecision(id, tailOf.get(id)?.tail_decision ?? null);
     },
     completeGroup(batchId, taskId, instanceId) {
       const record = addGroup.get(batchId, taskId, instanceId, Date.now()) as GroupRecord | undefined;
@@ -185,6 +204,9 @@ export function createBatchRepository(db: Database.Database): BatchRepository {
     },
     groups(batchId, afterSeq = 0) {
       return (groups.all(batchId, afterSeq) as GroupRecord[]).map(toGroup);
+    },
+    groupCount(batchId) {
+      return groupCount.get(batchId)?.n ?? 0;
     },
     recordCallback(seq, status, error) {
       callback.run(status, error, seq);

@@ -152,6 +152,8 @@ export interface RunRepository extends RunSessionQueries {
   setStats(runId: number, stats: Record<string, unknown>): void;
   addTask(runId: number, instanceId: string, record: Record<string, unknown>): TaskRow;
   tasks(runId: number): TaskRow[];
+  /** How many tasks the run has (a count: no records read). */
+  taskCount(runId: number): number;
   /** Creates the session of one sample of a task, with its key, in stage `queued`. */
   addSession(runId: number, taskId: number, sampleIndex: number, simulated: boolean): RunSessionRow;
   /** Every session with its agent log and patch: small runs only; big ones use iterateSessionSummaries. */
@@ -300,6 +302,7 @@ export function createRunRepository(db: Database.Database): RunRepository {
   const allRuns = db.prepare<[], RunDbRow>('SELECT * FROM runs ORDER BY id DESC');
   const insertTask = db.prepare<[number, string, string], { id: number }>('INSERT INTO tasks (run_id, instance_id, record) VALUES (?, ?, ?) RETURNING id');
   const tasksOf = db.prepare<[number], { id: number; run_id: number; instance_id: string; record: string }>('SELECT * FROM tasks WHERE run_id = ? ORDER BY id');
+  const taskCount = db.prepare<[number], { n: number }>('SELECT COUNT(*) AS n FROM tasks WHERE run_id = ?');
   const insertSession = db.prepare<[string, number, number, number, number, number, number], { id: number }>(
     `INSERT INTO sessions (key, created_at, label, simulated, run_id, task_id, sample_index, stage, updated_at)
      VALUES (?, ?, NULL, ?, ?, ?, ?, 'queued', ?) RETURNING id`,
@@ -389,6 +392,9 @@ export function createRunRepository(db: Database.Database): RunRepository {
         instanceId: row.instance_id,
         record: parseJsonObject(row.record, `task ${row.id}`) ?? {},
       }));
+    },
+    taskCount(runId) {
+      return taskCount.get(runId)?.n ?? 0;
     },
     addSession(runId, taskId, sampleIndex, simulated) {
       const row = insertSession.get(createSessionKey(), now(), simulated ? 1 : 0, runId, taskId, sampleIndex, now());

@@ -58,6 +58,11 @@ export interface RunSessionQueries {
    * order; only the task of `instanceId` when given (one session's end: O(samples), not O(run)).
    */
   endedTasks(runId: number, instanceId?: string): { taskId: number; instanceId: string }[];
+  /**
+   * Ids of the sessions that have not ended as a complete group counts them (not done, or ended cancelled), in
+   * task then sample order: a serve batch's tail once its target is reached.
+   */
+  openSessionIds(runId: number): number[];
 }
 
 /** Per-session totals over the current attempt's calls (shared with the full session reader). */
@@ -163,6 +168,9 @@ export function createRunSessionQueries(db: Database.Database): RunSessionQuerie
     WHERE t.run_id = ? AND (? IS NULL OR t.instance_id = ?)
     GROUP BY t.id HAVING SUM(s.stage = 'done' AND s.status IS NOT NULL AND s.status != 'cancelled') = COUNT(*)
     ORDER BY t.id`);
+  const open = db.prepare<[number], { id: number }>(`
+    SELECT id FROM sessions WHERE run_id = ? AND NOT (stage = 'done' AND status IS NOT NULL AND status != 'cancelled')
+    ORDER BY task_id, sample_index, id`);
   const byStage = db.prepare<[number], { stage: string; n: number }>('SELECT stage, COUNT(*) AS n FROM sessions WHERE run_id = ? GROUP BY stage');
   const statusCounts = db.prepare<[number], { status: string | null; done: number; n: number }>(
     `SELECT status, SUM(stage = 'done') AS done, COUNT(*) AS n FROM sessions WHERE run_id = ? GROUP BY status`,
@@ -198,6 +206,9 @@ export function createRunSessionQueries(db: Database.Database): RunSessionQuerie
     },
     endedTasks(runId, instanceId) {
       return ended.all(runId, instanceId ?? null, instanceId ?? null).map((row) => ({ taskId: row.task_id, instanceId: row.instance_id }));
+    },
+    openSessionIds(runId) {
+      return open.all(runId).map((row) => row.id);
     },
     counts(runId) {
       const result: RunSessionCounts = { total: 0, done: 0, byStatus: {} };

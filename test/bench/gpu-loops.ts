@@ -152,7 +152,7 @@ async function schedulerLoop(world: LoopWorld, stream: GroupStream, params: Loop
       const members = new Set(batch.groups);
       const complete = (): number[] => world.completed.filter((group) => members.has(group));
       await world.until(() => complete().length >= params.groups);
-      const plan = planTail(batch.sessions.map((session) => ({ id: session.id, group: String(session.group), ended: session.ended })), params.groups, 'cancel');
+      const plan = planTail({ completeGroups: complete().length, open: batch.sessions.filter((session) => !session.ended).map((session) => session.id) }, params.groups, 'cancel');
       const cancel = new Set(plan.cancel);
       for (const session of batch.sessions) if (cancel.has(session.id)) session.cancel();
       groups = complete().slice(0, params.groups);

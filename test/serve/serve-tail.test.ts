@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { describeBatch } from '../../src/serve/describe-batch.js';
 import { OPENAPI_DOCUMENT } from '../../src/serve/openapi-document.js';
 import { BATCH_BODY } from '../../src/serve/parse-batch-body.js';
@@ -224,6 +224,45 @@ describe('polar serve: target_groups and the tail', () => {
     expect(done).toMatchObject({ tail: 'cancel', target_reached: true, tail_counts: { complete: 2, cancelled: 2, carried: 0 }, groups: { total: 3, completed: 2 } });
     expect(second.fake.starts).toEqual([]);
     expect(done.excluded.map((e: any) => e.status_reason)).toEqual(['tail_cancelled', 'tail_cancelled']);
+  });
+
+  it('session ends read no batch row, task record or group row: the active batch holds its target, tail and decision', async () => {
+    const h = await start(tempDir());
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    cleanups.push(() => release());
+    h.fake.gate.wait = () => held;
+    const row = fixtureRows()[0]!;
+    const tasks = Array.from({ length: 5 }, (_, index) => ({ ...row, instance_id: `${String(row['instance_id'])}-${index}` }));
+    const { json } = await h.call('POST', '/v1/rollouts', { harness: 'pi', tasks, samples: 2, target_groups: 4, tail: 'carry' });
+    const running = () => h.events.filter((e) => e.type === 'session' && e.event.type === 'session-stage' && e.event.stage === 'running').length;
+    await until(() => running() === 10);
+    // From here on only session ends happen (all 10 released at once, in task order).
+    const reads = {
+      batch: vi.spyOn(h.store.batches, 'get'),
+      batches: vi.spyOn(h.store.batches, 'list'),
+      unfinished: vi.spyOn(h.store.batches, 'unfinished'),
+      groups: vi.spyOn(h.store.batches, 'groups'),
+      tasks: vi.spyOn(h.store.runs, 'tasks'),
+      run: vi.spyOn(h.store.runs, 'get'),
+      sessions: vi.spyOn(h.store.runs, 'iterateSessionSummaries'),
+    };
+    release();
+    await until(() => h.events.some((e) => e.type === 'batch' && e.batchId === json.id && e.status === 'finished'));
+    expect(h.events.filter((e) => e.type === 'session' && e.event.type === 'session-end')).toHaveLength(10);
+    expect(h.events.find((e) => e.type === 'target_reached')).toEqual({ type: 'target_reached', batchId: json.id, targetGroups: 4, tail: 'carry', complete: 4, cancelled: 0, carried: 2 });
+    expect(h.store.batches.tailDecision(json.id)).toMatchObject({ policy: 'carry', completeTaskIds: expect.any(Array), carried: expect.any(Array) });
+    // Neither the batch's row (its request, tasks inline) nor its run's task records are read at a session end.
+    expect(reads.batch).not.toHaveBeenCalled();
+    expect(reads.batches).not.toHaveBeenCalled();
+    expect(reads.tasks).not.toHaveBeenCalled();
+    expect(reads.sessions).not.toHaveBeenCalled();
+    // The group rows once, when the decision is taken (its complete task ids); before it only their count.
+    expect(reads.groups).toHaveBeenCalledTimes(1);
+    // Batch-level events only: the run is looked up until found (then kept), open batches at a schedule (the
+    // carry decision frees a place, the batch's end) — never once per session end.
+    expect(reads.run.mock.calls.length).toBeLessThanOrEqual(2);
+    expect(reads.unfinished.mock.calls.length).toBeLessThanOrEqual(2);
   });
 
   it.each([

@@ -1,8 +1,10 @@
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/open-database.js';
 import { SESSION_CALL_TOTALS } from '../../src/store/run-session-queries.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
 import { okCallRecord } from '../helpers/ok-call-record.js';
+import { useTempDirs } from './temp-dir.js';
 
 function seed(store: Store, tasks: number, samples: number) {
   const run = store.runs.create({ name: 'big', harness: 'pi', datasetPath: '/d.jsonl', upstream: 'sim:oracle', samples, config: {}, ownerPid: 1, ownerHost: 'h' });
@@ -110,6 +112,46 @@ describe('ended tasks (completed GRPO groups)', () => {
       expect(store.runs.stageCounts(run.id)).toEqual({ done: 6 });
       store.runs.resetSession(a0!.id);
       expect(store.runs.stageCounts(run.id)).toEqual({ done: 5, queued: 1 });
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('the tail of a serve batch (open sessions, task count)', () => {
+  const temp = useTempDirs();
+
+  it('lists the sessions not ended as a complete group counts them, in task then sample order, and counts tasks, on a database file', () => {
+    const store = openStore(path.join(temp(), 'polar.db'));
+    try {
+      const run = seed(store, 4, 3);
+      const other = store.runs.create({ name: 'other', harness: 'pi', datasetPath: '/d.jsonl', upstream: 'sim:oracle', samples: 1, config: {}, ownerPid: 1, ownerHost: 'h' });
+      const elsewhere = store.runs.addSession(other.id, store.runs.addTask(other.id, 'repo__y-0', {}).id, 0, true);
+      const [a0, a1, a2, b0, b1, b2, c0, c1, c2, d0, d1, d2] = store.runs.sessions(run.id);
+      // a: every way to have ended (a complete group); b: cancelled ones (an interruption, the tail cut) are open;
+      // c: a queued, a running and a done-without-status session are open; d: nothing happened yet.
+      store.runs.finishSession(a0!.id, { status: 'completed' });
+      store.runs.finishSession(a1!.id, { status: 'infra_error' });
+      store.runs.finishSession(a2!.id, { status: 'timeout' });
+      store.runs.finishSession(b0!.id, { status: 'completed' });
+      store.runs.finishSession(b1!.id, { status: 'cancelled', reason: 'interrupted' });
+      store.runs.finishSession(b2!.id, { status: 'cancelled', reason: 'tail_cancelled' });
+      store.runs.setStage(c1!.id, 'running');
+      store.runs.setStage(c2!.id, 'done');
+      store.runs.finishSession(elsewhere.id, { status: 'cancelled', reason: 'interrupted' });
+      expect(store.runs.openSessionIds(run.id)).toEqual([b1, b2, c0, c1, c2, d0, d1, d2].map((session) => session!.id));
+      // The same sessions the old in-memory plan picked: every session of the run that is not (done, status, not cancelled).
+      const ended = (session: { stage: string; status: string | null }) => session.stage === 'done' && session.status !== null && session.status !== 'cancelled';
+      expect(store.runs.openSessionIds(run.id)).toEqual([...store.runs.iterateSessionSummaries(run.id)].filter((session) => !ended(session)).map((session) => session.id));
+      // Complete groups are the ended tasks: the open sessions are all in the others.
+      const complete = new Set(store.runs.endedTasks(run.id).map((task) => task.taskId));
+      expect(complete).toEqual(new Set([a0!.taskId]));
+      expect(store.runs.openSessionIds(run.id).every((id) => !complete.has(store.runs.session(id)!.taskId))).toBe(true);
+      expect(store.runs.taskCount(run.id)).toBe(4);
+      expect(store.runs.taskCount(run.id)).toBe(store.runs.tasks(run.id).length);
+      expect(store.runs.taskCount(other.id)).toBe(1);
+      expect(store.runs.taskCount(9_999)).toBe(0);
+      expect(store.runs.openSessionIds(9_999)).toEqual([]);
     } finally {
       store.close();
     }

@@ -10,31 +10,31 @@ export type TailPolicy = 'wait' | 'cancel' | 'carry';
 
 export const TAIL_POLICIES: readonly TailPolicy[] = ['wait', 'cancel', 'carry'];
 
-export interface TailSession {
-  id: number;
-  /** The session's GRPO group (task). */
-  group: string;
-  /** The session has ended (any terminal status). */
-  ended: boolean;
+/** What is known of a batch when a session ends: its complete groups are counted where they are recorded. */
+export interface TailState {
+  /** Groups whose sessions have all ended (polar serve: the batch's recorded groups). */
+  completeGroups: number;
+  /** The sessions not ended (all in groups not complete); polar serve reads them once the target is reached. */
+  open: readonly number[];
 }
 
 export interface TailPlan {
   /** At least `targetGroups` groups are complete. */
   reached: boolean;
-  /** Groups whose sessions have all ended, in first-appearance order. */
-  complete: string[];
   /** cancel: the sessions to stop now (not ended, in a group not complete). */
   cancel: number[];
   /** carry: the sessions that go on past the target (not ended, in a group not complete). */
   carry: number[];
 }
 
+/** The target is reached: at least `targetGroups` groups complete (a target of 0 counts as 1: a step needs a group). */
+export function targetReached(completeGroups: number, targetGroups: number): boolean {
+  return completeGroups >= Math.max(1, targetGroups);
+}
+
 /** What to do with the batch's sessions now, given its target and tail policy. */
-export function planTail(sessions: readonly TailSession[], targetGroups: number, policy: TailPolicy): TailPlan {
-  const groups = new Map<string, TailSession[]>();
-  for (const session of sessions) groups.set(session.group, [...(groups.get(session.group) ?? []), session]);
-  const complete = [...groups].filter(([, members]) => members.every((member) => member.ended)).map(([group]) => group);
-  const reached = complete.length >= Math.max(1, targetGroups);
-  const tail = reached ? sessions.filter((session) => !session.ended).map((session) => session.id) : [];
-  return { reached, complete, cancel: policy === 'cancel' ? tail : [], carry: policy === 'carry' ? tail : [] };
+export function planTail(state: TailState, targetGroups: number, policy: TailPolicy): TailPlan {
+  const reached = targetReached(state.completeGroups, targetGroups);
+  const tail = reached ? [...state.open] : [];
+  return { reached, cancel: policy === 'cancel' ? tail : [], carry: policy === 'carry' ? tail : [] };
 }
