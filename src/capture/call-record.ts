@@ -54,18 +54,6 @@ export const CALL_STATUSES: readonly CallStatus[] = [
   'engine_aborted',
 ];
 
-/** Statuses caused by the model server or the machinery, not by the agent (kept out of the loss). */
-export const INFRASTRUCTURE_CALL_STATUSES: readonly CallStatus[] = [
-  'no_token_ids',
-  'token_mismatch',
-  'upstream_error',
-  'upstream_unavailable',
-  'upstream_timeout',
-  'internal_error',
-  'model_mismatch',
-  'engine_aborted',
-];
-
 /** Sampling values of one call in upstream (snake_case) names. */
 export interface CallSamplingValues {
   temperature?: number;

@@ -68,8 +68,8 @@ export class GenerationGate implements GenerationControl {
   #paused = false;
   #pausedAt: number | null = null;
   #policyVersion: number;
-  #inFlight = 0;
   #upstreamModel: string | undefined;
+  /** The calls sent upstream and not yet ended: their number is the gate's in-flight count. */
   readonly #calls = new InFlightCalls();
   readonly #held = new Set<() => void>();
   readonly #drainWaiters = new Set<() => void>();
@@ -83,11 +83,11 @@ export class GenerationGate implements GenerationControl {
   }
 
   /**
-   * Waits while generation is paused, then counts the call as in flight and returns the policy
-   * version it is sampled with. Rejects with HeldCallAbortedError when `signal` aborts while held.
-   * `call` is tracked until `leave(call)`, for the version boundaries of a keep pause.
+   * Waits while generation is paused, then counts `call` as in flight (until `leave(call)`; a keep pause
+   * bounds its versions) and returns the policy version it is sampled with. Rejects with
+   * HeldCallAbortedError when `signal` aborts while held.
    */
-  async enter(signal?: AbortSignal, call?: InFlightCall): Promise<number> {
+  async enter(call: InFlightCall, signal?: AbortSignal): Promise<number> {
     while (this.#paused) {
       await new Promise<void>((resolve, reject) => {
         const release = (): void => {
@@ -106,19 +106,16 @@ export class GenerationGate implements GenerationControl {
         signal?.addEventListener('abort', onAbort, { once: true });
       });
     }
-    this.#inFlight += 1;
-    if (call !== undefined) this.#calls.add(call);
+    this.#calls.add(call);
     this.#hooks.onEnter?.();
     return this.#policyVersion;
   }
 
-  /** The call entered with `enter` has ended (answered, failed or aborted). */
-  leave(call?: InFlightCall): void {
-    if (call !== undefined) this.#calls.delete(call);
-    if (this.#inFlight === 0) return;
-    this.#inFlight -= 1;
+  /** The call entered with `enter` has ended (answered, failed or aborted); a call not in flight is ignored. */
+  leave(call: InFlightCall): void {
+    if (!this.#calls.delete(call)) return;
     this.#hooks.onLeave?.();
-    if (this.#inFlight === 0) {
+    if (this.#calls.size === 0) {
       for (const wake of this.#drainWaiters) wake();
       this.#drainWaiters.clear();
     }
@@ -129,7 +126,7 @@ export class GenerationGate implements GenerationControl {
       this.#paused = true;
       this.#pausedAt = Date.now();
     }
-    if (this.#inFlight === 0) return { drained: true, inFlight: 0 };
+    if (this.#calls.size === 0) return { drained: true, inFlight: 0 };
     const timeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
@@ -142,7 +139,7 @@ export class GenerationGate implements GenerationControl {
       };
       this.#drainWaiters.add(done);
     });
-    return { drained: this.#inFlight === 0, inFlight: this.#inFlight };
+    return { drained: this.#calls.size === 0, inFlight: this.#calls.size };
   }
 
   resume(options: { policyVersion?: number; upstreamModel?: string } = {}): void {
@@ -161,7 +158,7 @@ export class GenerationGate implements GenerationControl {
   }
 
   state(): GenerationState {
-    return { paused: this.#paused, policyVersion: this.#policyVersion, inFlight: this.#inFlight, held: this.#held.size, pausedAt: this.#pausedAt };
+    return { paused: this.#paused, policyVersion: this.#policyVersion, inFlight: this.#calls.size, held: this.#held.size, pausedAt: this.#pausedAt };
   }
 
   freeze(): number {

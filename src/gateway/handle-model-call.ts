@@ -63,7 +63,7 @@ export async function handleModelCall(
     context.requestedSampling = requestedSampling(parsed);
     if (options.generation) {
       // Held here while generation is paused; nothing of this call has reached the upstream yet.
-      context.policyVersion = await options.generation.enter(abort.signal, context);
+      context.policyVersion = await options.generation.enter(context, abort.signal);
       entered = true;
     }
     // A LoRA adapter loaded in place at a resume is the model calls name from then on.

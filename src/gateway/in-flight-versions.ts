@@ -43,9 +43,10 @@ export class InFlightCalls {
     this.calls.add(call);
   }
 
-  delete(call: InFlightCall): void {
-    this.calls.delete(call);
+  /** False when `call` was not in flight. */
+  delete(call: InFlightCall): boolean {
     this.frozen.delete(call);
+    return this.calls.delete(call);
   }
 
   get size(): number {

@@ -6,6 +6,7 @@ import { readBody, UpstreamConnectionError } from '../upstream/upstream-client.j
 import type { UpstreamResponse } from '../upstream/upstream-client.js';
 import { answerError, type CallContext, commitCall, markFirstByte } from './call-context.js';
 import { classifyEarlyClose, classifyUpstreamError } from './classify-upstream-error.js';
+import { engineAbortedError } from './engine-aborted-error.js';
 import { sendJsonText } from './send-json.js';
 
 /** Contract: always answers the client (unless it left) and commits exactly one record. */
@@ -53,10 +54,10 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
     return;
   }
   const verdict = checkTokenCapture(decoded.capture);
-  if (verdict.status === 'engine_aborted') {
-    // A cut-off sample: the harness gets the error a restarted server would give (and retries after the resume).
-    await commitCall(context, { status: verdict.status, error: verdict.error, httpStatus: 503, capture: decoded.capture, response: decoded.response, upstreamResponse: raw });
-    answerError(context, { kind: 'upstream-unavailable', status: 503, message: verdict.error ?? 'the inference engine aborted the request' });
+  const aborted = engineAbortedError(verdict);
+  if (aborted !== undefined) {
+    await commitCall(context, { status: 'engine_aborted', error: aborted.message, httpStatus: aborted.status, capture: decoded.capture, response: decoded.response, upstreamResponse: raw });
+    answerError(context, aborted);
     return;
   }
   if (verdict.status === 'no_token_ids') {

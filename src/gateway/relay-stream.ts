@@ -10,6 +10,7 @@ import { splitPromptIds } from '../upstream/split-prompt-ids.js';
 import type { UpstreamResponse } from '../upstream/upstream-client.js';
 import type { ChatCompletionChunkWire } from '../upstream/vllm-api-types.js';
 import { answerError, type CallContext, type CallOutcome, commitCall, markFirstByte } from './call-context.js';
+import { engineAbortedError } from './engine-aborted-error.js';
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -129,9 +130,10 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
         return;
       }
       const verdict = checkTokenCapture(decoder.capture());
-      if (verdict.status === 'engine_aborted') {
-        // A cut-off sample: the stream ends in the protocol's error, not in a finished turn.
-        failStream('engine_aborted', { kind: 'upstream-unavailable', status: 503, message: verdict.error ?? 'the inference engine aborted the request' });
+      const aborted = engineAbortedError(verdict);
+      if (aborted !== undefined) {
+        // The stream ends in the protocol's error, not in a finished turn.
+        failStream('engine_aborted', aborted);
         return;
       }
       flush();

@@ -1,6 +1,7 @@
 // The periodic throughput snapshot the rollout scheduler emits next to its RolloutEvents.
 import type { SessionStage } from '../store/run-repository.js';
 import type { CeilingSource } from '../upstream/metrics/engine-ceiling.js';
+import type { UtilisationUnknownCode } from '../upstream/metrics/utilisation-unknown.js';
 
 /** The engines behind a run at a snapshot, from their /metrics (engine-metrics-poller.ts). */
 export interface RolloutEngineMetrics {
@@ -24,6 +25,7 @@ export interface RolloutEngineMetrics {
   ceilingTokensPerSecond: number | null;
   ceilingSource: CeilingSource | 'mixed' | null;
   unknown: string | null;
+  unknownCode: UtilisationUnknownCode | null;
 }
 
 /** The gate in front of the agent stage (`--admission`) at a snapshot. */

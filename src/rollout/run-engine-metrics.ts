@@ -22,5 +22,6 @@ export function runEngineMetrics(snapshot: EngineSnapshot, usage: EngineUsageRep
     ceilingTokensPerSecond: usage.total.ceilingTokensPerSecond,
     ceilingSource: usage.total.ceilingSource,
     unknown: usage.total.unknown,
+    unknownCode: usage.total.unknownCode,
   };
 }

@@ -14,7 +14,7 @@ export function engineLine(engine: RolloutEngineMetrics): string {
   const utilisation =
     engine.effectiveUtilisation !== null && engine.ceilingTokensPerSecond !== null
       ? `util ${formatPercent(engine.effectiveUtilisation)} of ${formatNumber(engine.ceilingTokensPerSecond, 0)} tok/s`
-      : `util ? (${engine.unknown?.startsWith('no ceiling') ? 'no ceiling' : 'unknown'})`;
+      : `util ? (${engine.unknownCode === 'no-ceiling' ? 'no ceiling' : 'unknown'})`;
   return `${utilisation}  run ${count(engine.running)}  wait ${count(engine.waiting)}  kv ${percent(engine.kvUsage)}  preempt ${count(engine.preemptions)}`;
 }
 

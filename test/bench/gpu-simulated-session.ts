@@ -100,8 +100,9 @@ export class SimSession implements UsefulAccount {
   /** One model call through the gate; false when the session was cancelled meanwhile. */
   private async call(prompt: readonly number[], output: readonly number[], prefixTokens: number): Promise<boolean> {
     const { gate, gpu, meter } = this.world;
+    const modelCall = {};
     try {
-      await gate.enter(this.stop.signal);
+      await gate.enter(modelCall, this.stop.signal);
     } catch (error) {
       if (error instanceof HeldCallAbortedError) return false;
       throw error;
@@ -115,7 +116,7 @@ export class SimSession implements UsefulAccount {
       return batch.finish !== 'abort';
     } finally {
       this.handle = null;
-      gate.leave();
+      gate.leave(modelCall);
     }
   }
 

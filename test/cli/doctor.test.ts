@@ -27,6 +27,23 @@ describe('polar doctor', () => {
     expect(profile.checks.map((check) => check.name)).toEqual(CHECKS);
   }, 60_000);
 
+  it("prints every check's hint, a passing one's too (in process)", async () => {
+    const json = await runInProcess(['doctor', '--upstream', 'sim:noop', '--json']);
+    const checks = (JSON.parse(json.stdout) as { checks: { name: string; ok: boolean; hint?: string }[] }).checks;
+    const hinted = checks.filter((check) => check.hint !== undefined);
+    // Without a GPU profile the simulator has no ceiling: the metrics check passes with how to get one.
+    expect(hinted.find((check) => check.name === 'metrics')).toMatchObject({ ok: true, hint: expect.stringContaining('polar engine calibrate') });
+    const text = await runInProcess(['doctor', '--upstream', 'sim:noop']);
+    expect(text.exitCode).toBe(0);
+    const hintLines = text.stdout.split('\n').filter((line) => line.startsWith('  '));
+    expect(hintLines).toEqual(hinted.map((check) => `  ${check.name}: ${check.hint}`));
+    // With a GPU profile there is a ceiling: no metrics hint.
+    const profiled = await runInProcess(['doctor', '--upstream', 'sim:noop?gpu=qwen3-8b-h100']);
+    expect(profiled.exitCode).toBe(0);
+    expect(profiled.stdout).toMatch(/^metrics\s+ok\s+.*GPU profile ceiling \d+ tokens\/s$/m);
+    expect(profiled.stdout).not.toContain('  metrics:');
+  }, 60_000);
+
   it.each([
     [['--upstream', 'sim:noop?served-model-name=a,b'], 3, 'polar: preflight (model): http://127.0.0.1:PORT/v1 serves 2 models (a, b) and none was named'],
     [['--upstream', 'sim:noop', '--temperature', '0.6'], 3, "polar: preflight (logprob-mode): the server returns raw logprobs (before temperature/top-k/top-p) but the run samples with temperature 0.6: exported logprobs would not be the sampling distribution's"],

@@ -20,16 +20,17 @@ describe('GenerationGate', () => {
 
   it('a pause resolves only when the call in flight leaves', async () => {
     const gate = new GenerationGate();
-    await gate.enter();
+    const call = {};
+    await gate.enter(call);
     const pause = gate.pause({ drainTimeoutMs: 10_000 });
     expect(await settled(pause)).toBe(false);
-    gate.leave();
+    gate.leave(call);
     expect(await pause).toEqual({ drained: true, inFlight: 0 });
   });
 
   it('a pause that cannot drain in time says so and stays paused', async () => {
     const gate = new GenerationGate();
-    await gate.enter();
+    await gate.enter({});
     expect(await gate.pause({ drainTimeoutMs: 20 })).toEqual({ drained: false, inFlight: 1 });
     expect(gate.state().paused).toBe(true);
   });
@@ -38,16 +39,19 @@ describe('GenerationGate', () => {
     const hooks = { entered: 0, left: 0 };
     const gate = new GenerationGate(3, { onEnter: () => hooks.entered++, onLeave: () => hooks.left++ });
     await gate.pause();
-    const held = [gate.enter(), gate.enter()];
+    const calls = [{}, {}];
+    const held = calls.map((call) => gate.enter(call));
     expect(await settled(held[0]!)).toBe(false);
     expect(gate.state()).toMatchObject({ held: 2, inFlight: 0 });
     expect(hooks.entered).toBe(0);
     gate.resume({ policyVersion: 4 });
     expect(await Promise.all(held)).toEqual([4, 4]);
     expect(gate.state()).toMatchObject({ paused: false, policyVersion: 4, held: 0, inFlight: 2, pausedAt: null });
-    gate.leave();
-    gate.leave();
-    gate.leave(); // an extra leave never goes below zero
+    gate.leave(calls[0]!);
+    gate.leave(calls[0]!); // a second leave of the same call is ignored: the other one is still in flight
+    expect(gate.state().inFlight).toBe(1);
+    gate.leave(calls[1]!);
+    gate.leave({}); // a call never entered is ignored too
     expect(hooks).toEqual({ entered: 2, left: 2 });
     expect(gate.state().inFlight).toBe(0);
   });
@@ -56,11 +60,11 @@ describe('GenerationGate', () => {
     const gate = new GenerationGate();
     await gate.pause();
     const abort = new AbortController();
-    const held = gate.enter(abort.signal);
+    const held = gate.enter({}, abort.signal);
     abort.abort();
     await expect(held).rejects.toBeInstanceOf(HeldCallAbortedError);
     expect(gate.state().held).toBe(0);
-    await expect(gate.enter(abort.signal)).rejects.toBeInstanceOf(HeldCallAbortedError);
+    await expect(gate.enter({}, abort.signal)).rejects.toBeInstanceOf(HeldCallAbortedError);
   });
 
   it('refuses a lower or fractional policy version and keeps the current one', async () => {
@@ -70,6 +74,6 @@ describe('GenerationGate', () => {
     expect(() => new GenerationGate(-1)).toThrow(PolicyVersionError);
     gate.resume();
     expect(gate.state().policyVersion).toBe(5);
-    expect(await gate.enter()).toBe(5);
+    expect(await gate.enter({})).toBe(5);
   });
 });

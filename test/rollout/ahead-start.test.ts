@@ -27,12 +27,13 @@ function sessionStages(gate: GenerationGate) {
   const log: string[] = [];
   const done: Session[] = [];
   const call = async (session: Session) => {
-    const version = await gate.enter();
+    const modelCall = {};
+    const version = await gate.enter(modelCall);
     try {
       session.versions.push(version);
       log.push(`call ${session.n}`);
     } finally {
-      gate.leave();
+      gate.leave(modelCall);
     }
   };
   const stages: PoolStages<Session> = {
@@ -84,8 +85,9 @@ describe('ahead-start while generation is paused', () => {
     let endTool: () => void = () => undefined;
     const toolPhase = new Promise<void>((resolve) => (endTool = resolve));
     const call = async (session: Session) => {
-      session.versions.push(await gate.enter());
-      gate.leave();
+      const modelCall = {};
+      session.versions.push(await gate.enter(modelCall));
+      gate.leave(modelCall);
     };
     let toolEnded = false;
     const pools = new StagePools<Session>(

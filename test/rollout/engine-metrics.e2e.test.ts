@@ -17,6 +17,7 @@ import type { ContainerRuntime } from '../../src/runtime/container-runtime.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
 import type { EngineUsageReport } from '../../src/upstream/metrics/engine-usage.js';
 import { dockerForTests, TEST_IMAGE } from '../runtime/docker-test-support.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 
 const runtime: ContainerRuntime | undefined = await dockerForTests();
 
@@ -70,5 +71,15 @@ describe.skipIf(runtime === undefined)('engine metrics of a rollout (Docker, rea
       vi.restoreAllMocks();
     }
     expect(stdout).toMatch(/^engine: [\d,]+ tokens processed, effective GPU utilisation \d+\.\d% of [\d,]+ tokens\/s \(profile\), 0 preemption\(s\), peak KV usage \d+%$/m);
+  }, 300_000);
+
+  it('`polar rollout` to a stdout that is not a terminal prints the engine totals once', async () => {
+    expect(process.stdout.isTTY).not.toBe(true);
+    const { exitCode, stdout, stderr } = await runInProcess(
+      ['rollout', '--harness', 'pi', '--dataset', EXAMPLE_DATASET, '--upstream', 'sim:oracle?gpu=qwen3-8b-h100', '--no-eval', '--run-name', 'engine-line-once', '--db', store.path],
+    );
+    expect(exitCode, stderr).toBe(0);
+    expect(stdout).toContain('run engine-line-once done in');
+    expect(stdout.match(/^engine: .*tokens processed.*$/gm)).toHaveLength(1);
   }, 300_000);
 });

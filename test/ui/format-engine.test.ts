@@ -15,6 +15,7 @@ const usage: EngineUsage = {
   ceilingSource: 'calibration',
   effectiveUtilisation: 0.27719,
   unknown: null,
+  unknownCode: null,
 };
 
 describe('formatEngineUsage', () => {
@@ -23,7 +24,7 @@ describe('formatEngineUsage', () => {
   });
 
   it('says why utilisation is unknown', () => {
-    const unknown = { ...usage, effectiveUtilisation: null, ceilingTokensPerSecond: null, ceilingSource: null, unknown: 'no ceiling for http://gpu:8000/v1: …' };
+    const unknown = { ...usage, effectiveUtilisation: null, ceilingTokensPerSecond: null, ceilingSource: null, unknown: 'no ceiling for http://gpu:8000/v1: …', unknownCode: 'no-ceiling' as const };
     expect(formatEngineUsage(unknown)).toBe('engine: 3,456,789 tokens processed, effective GPU utilisation unknown (no ceiling for http://gpu:8000/v1: …), 2 preemption(s), peak KV usage 73%');
   });
 });

@@ -100,15 +100,19 @@ describe('RolloutDashboard frames', () => {
   });
 
   it('shows the engines in one line: effective utilisation of the ceiling, queue, KV usage, preemptions', () => {
-    const engine: RolloutEngineMetrics = { replicas: 2, reporting: 2, running: 48, waiting: 6, kvUsage: 0.634, promptTokensPerSecond: 5_100, generationTokensPerSecond: 3_400, processedTokensPerSecond: 6_200, preemptions: 3, processedTokens: 1_234_567, peakKvUsage: 0.91, effectiveUtilisation: 0.4123, ceilingTokensPerSecond: 41_568, ceilingSource: 'profile', unknown: null };
+    const engine: RolloutEngineMetrics = { replicas: 2, reporting: 2, running: 48, waiting: 6, kvUsage: 0.634, promptTokensPerSecond: 5_100, generationTokensPerSecond: 3_400, processedTokensPerSecond: 6_200, preemptions: 3, processedTokens: 1_234_567, peakKvUsage: 0.91, effectiveUtilisation: 0.4123, ceilingTokensPerSecond: 41_568, ceilingSource: 'profile', unknown: null, unknownCode: null };
     const lines = (state: DashboardState) => frameOf(state, 100).split('\n');
     const at = (extra: Partial<RolloutEngineMetrics>) => lines(reduceAll([runStart(4), metrics({ engine: { ...engine, ...extra } })]));
     expect(at({})).toContain('engine      util 41% of 41,568 tok/s  run 48  wait 6  kv 63%  preempt 3');
     // The line sits under the throughput line.
     expect(at({}).findIndex((line) => line.startsWith('engine'))).toBe(at({}).findIndex((line) => line.startsWith('throughput')) + 2);
     const noCeiling = 'no ceiling for http://gpu-0:8000/v1: measure one with `polar engine calibrate --upstream http://gpu-0:8000/v1` (stored for later runs), or pass --gpu-peak-tokens-per-second <tokens/s>';
-    expect(at({ effectiveUtilisation: null, ceilingTokensPerSecond: null, ceilingSource: null, unknown: noCeiling })).toContain('engine      util ? (no ceiling)  run 48  wait 6  kv 63%  preempt 3');
-    const down = at({ reporting: 0, replicas: 1, running: null, waiting: null, kvUsage: null, effectiveUtilisation: null, unknown: 'GET http://gpu-0:8000/metrics answered 404' });
+    expect(at({ effectiveUtilisation: null, ceilingTokensPerSecond: null, ceilingSource: null, unknown: noCeiling, unknownCode: 'no-ceiling' })).toContain('engine      util ? (no ceiling)  run 48  wait 6  kv 63%  preempt 3');
+    // The reason's code decides, not its wording.
+    const fewReadings = { effectiveUtilisation: null, ceilingTokensPerSecond: null, ceilingSource: null, unknown: 'fewer than two /metrics readings in this stretch', unknownCode: 'too-few-readings' as const };
+    expect(at(fewReadings)).toContain('engine      util ? (unknown)  run 48  wait 6  kv 63%  preempt 3');
+    expect(at({ ...fewReadings, unknown: 'no ceiling known yet', unknownCode: 'too-few-readings' })).toContain('engine      util ? (unknown)  run 48  wait 6  kv 63%  preempt 3');
+    const down = at({ reporting: 0, replicas: 1, running: null, waiting: null, kvUsage: null, effectiveUtilisation: null, unknown: 'GET http://gpu-0:8000/metrics answered 404', unknownCode: 'no-metrics' });
     expect(down).toContain('engine      no /metrics from the replica: GET http://gpu-0:8000/metrics answered 404');
     // Runs whose scheduler reads no engine metrics show no engine line.
     expect(frameOf(midRun, 100)).not.toContain('engine ');

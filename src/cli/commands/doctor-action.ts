@@ -6,7 +6,6 @@ import { startRolloutUpstream } from '../../rollout/start-rollout-upstream.js';
 import { samplingFlagsOf } from '../sampling-options.js';
 import type { DoctorOptions } from './doctor.js';
 import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
-import { ENGINE_CONTROL_CHECK } from '../../upstream/preflight/check-engine-control.js';
 import { parseControlFeatures } from '../parse-control-features.js';
 
 export async function doctorAction(options: DoctorOptions): Promise<void> {
@@ -34,10 +33,8 @@ export async function doctorAction(options: DoctorOptions): Promise<void> {
         ['check', 'result', 'detail'],
         profile.checks.map((check) => [check.name, check.ok ? 'ok' : check.warning ? 'warn' : 'FAIL', check.detail]),
       );
-      for (const check of profile.checks) {
-        // The engine-control check passes with fixes for what is missing: print them too.
-        if (check.hint && (!check.ok || check.warning || check.name === ENGINE_CONTROL_CHECK)) printLine(`  ${check.name}: ${check.hint}`);
-      }
+      // Every hint: a failure's fix, and what a passing check advises (a missing ceiling, engine controls to enable).
+      for (const check of profile.checks) if (check.hint) printLine(`  ${check.name}: ${check.hint}`);
     }
     const fatal = firstFatalCheck(profile.checks);
     if (fatal) throw preflightError(fatal);

@@ -94,7 +94,8 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
       );
     });
     await dashboard?.close();
-    if (!flags.json) for (const line of ['', ...summaryLines(result, store.path)]) printLine(line);
+    // Without the dashboard, the run-end event's lines (printRolloutEvent) already gave the engine totals.
+    if (!flags.json) for (const line of ['', ...summaryLines(result, store.path, dashboard !== undefined)]) printLine(line);
     if (result.run.status === 'interrupted') {
       throw new CancelledError(`run ${result.run.name} was interrupted`, `Continue it with: polar rollout --resume ${result.run.name}`);
     }
@@ -115,13 +116,13 @@ function withLimits(flags: ContainerLimitFlags): { limits?: ContainerLimits } {
   return given === undefined ? {} : { limits: { ...DEFAULT_SESSION_LIMITS, ...given } };
 }
 
-/** The closing paragraph: what the run did, where its data is, and the commands to run next. */
-function summaryLines(result: RolloutResult, dbPath: string): string[] {
+/** The closing paragraph: what the run did, where its data is, and the commands to run next (`withEngine`: and the engine totals). */
+function summaryLines(result: RolloutResult, dbPath: string, withEngine: boolean): string[] {
   const { run, counts } = result;
   const total = Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0);
   const parts = Object.entries(counts).map(([status, n]) => `${n} ${status}`).join(', ');
   const db = path.resolve(dbPath) === path.resolve(resolveDbPath(undefined)) ? '' : ` --db ${dbPath}`;
-  const engine = storedEngineUsage(run.stats ?? {});
+  const engine = withEngine ? storedEngineUsage(run.stats ?? {}) : undefined;
   return [
     `Run ${run.name} ${run.status}${run.statusReason ? ` (${run.statusReason})` : ''}: ${total} session(s), ${parts || 'none ended'}; every captured call is in ${dbPath}.`,
     ...(engine !== undefined ? [formatEngineUsage(engine)] : []),

@@ -40,6 +40,8 @@ export function createSessionAdmission(settings: AdmissionSettings): SessionAdmi
   const footprints = new HarnessFootprints();
   if (settings.mode === 'fixed') {
     const agentSlots = settings.concurrency ?? DEFAULT_CONCURRENCY;
+    // As many places as run workers: it never makes one wait. It is kept for what it counts (the agents
+    // running: `fixed: 3 of 4 agents` on the dashboard, /v1/status) behind the same interface as engine mode.
     return { agentSlots, admission: new FixedAdmission(agentSlots), footprints };
   }
   const host = settings.host ?? hostNow;

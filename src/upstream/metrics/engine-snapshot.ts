@@ -55,7 +55,7 @@ export function replicaSnapshot(meter: ReplicaMeter, sinceStart: { processedToke
   const recent = meter.recent();
   const seconds = recent?.seconds ?? 0;
   const ceiling = meter.ceiling();
-  const unknown = meter.unknownReason();
+  const unknown = meter.utilisationUnknown()?.message ?? null;
   const utilisation = (tokens: number | null, over: number): number | null => (unknown !== null || ceiling === null ? null : rate(tokens, over) === null ? null : (tokens as number) / over / ceiling.tokensPerSecond);
   const last = meter.last;
   return {

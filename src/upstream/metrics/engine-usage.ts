@@ -5,6 +5,7 @@
 import type { CeilingSource } from './engine-ceiling.js';
 import type { ReplicaMeter } from './replica-meter.js';
 import { totalsBetween, type TokenTotals } from './token-totals.js';
+import type { UtilisationUnknown, UtilisationUnknownCode } from './utilisation-unknown.js';
 
 export interface EngineUsage {
   wallMs: number;
@@ -19,8 +20,9 @@ export interface EngineUsage {
   ceilingTokensPerSecond: number | null;
   ceilingSource: CeilingSource | 'mixed' | null;
   effectiveUtilisation: number | null;
-  /** Why effectiveUtilisation is null, and how to fix it. */
+  /** Why effectiveUtilisation is null, and how to fix it; `unknownCode` says the same for programs. */
   unknown: string | null;
+  unknownCode: UtilisationUnknownCode | null;
 }
 
 export interface ReplicaUsage extends EngineUsage {
@@ -47,8 +49,9 @@ export function replicaUsage(meter: ReplicaMeter, mark: ReplicaMark): ReplicaUsa
   const totals = totalsBetween(mark.start, meter.totals);
   const wallMs = Math.max(0, (meter.lastAt ?? mark.startAt) - mark.startAt);
   const ceiling = meter.ceiling();
-  const reason = meter.unknownReason();
+  const reason = meter.utilisationUnknown();
   const utilisation = reason === null && ceiling !== null && totals.processedTokens !== null && wallMs > 0 ? totals.processedTokens / ((ceiling.tokensPerSecond * wallMs) / 1000) : null;
+  const unknown: UtilisationUnknown | null = utilisation === null ? (reason ?? { code: 'too-few-readings', message: 'fewer than two /metrics readings in this stretch' }) : null;
   return {
     url: meter.identity.url,
     wallMs,
@@ -61,7 +64,8 @@ export function replicaUsage(meter: ReplicaMeter, mark: ReplicaMark): ReplicaUsa
     ceilingTokensPerSecond: ceiling?.tokensPerSecond ?? null,
     ceilingSource: ceiling?.source ?? null,
     effectiveUtilisation: utilisation,
-    unknown: utilisation === null ? (reason ?? 'fewer than two /metrics readings in this stretch') : null,
+    unknown: unknown?.message ?? null,
+    unknownCode: unknown?.code ?? null,
   };
 }
 
@@ -69,7 +73,9 @@ const sum = (values: (number | null)[]): number | null => (values.every((value) 
 
 /** The replicas together: their tokens over what their ceilings allow in their spans; unknown if any replica's is. */
 export function totalUsage(replicas: readonly ReplicaUsage[]): EngineUsage {
-  const unknown = replicas.find((replica) => replica.effectiveUtilisation === null)?.unknown ?? (replicas.length === 0 ? 'no replicas' : null);
+  const first = replicas.find((replica) => replica.effectiveUtilisation === null);
+  const unknown = first?.unknown ?? (replicas.length === 0 ? 'no replicas' : null);
+  const unknownCode = first?.unknownCode ?? (replicas.length === 0 ? 'no-replicas' : null);
   const processed = sum(replicas.map((replica) => replica.processedTokens));
   const ceiling = unknown === null ? sum(replicas.map((replica) => replica.ceilingTokensPerSecond)) : null;
   const capacity = unknown === null ? replicas.reduce((total, replica) => total + ((replica.ceilingTokensPerSecond ?? 0) * replica.wallMs) / 1000, 0) : 0;
@@ -88,5 +94,6 @@ export function totalUsage(replicas: readonly ReplicaUsage[]): EngineUsage {
     ceilingSource: sources.size === 0 ? null : sources.size === 1 ? ([...sources][0] as CeilingSource) : 'mixed',
     effectiveUtilisation: unknown === null && processed !== null && capacity > 0 ? processed / capacity : null,
     unknown,
+    unknownCode,
   };
 }

@@ -6,6 +6,7 @@ import { chooseCeiling, noCeilingHint, type EngineCeiling } from './engine-ceili
 import type { EngineMetrics } from './engine-metrics.js';
 import type { ScrapeResult } from './scrape-metrics.js';
 import { addTotals, intervalTotals, totalsBetween, ZERO_TOTALS, type TokenTotals } from './token-totals.js';
+import type { UtilisationUnknown } from './utilisation-unknown.js';
 
 /** Where a replica's metrics stand: `pending` before the first scrape, `unavailable` when the last one failed. */
 export type ReplicaMetricsState = 'ok' | 'unavailable' | 'pending';
@@ -67,11 +68,12 @@ export class ReplicaMeter {
   }
 
   /** Why utilisation cannot be computed for this replica, with the fix; null when it can. */
-  unknownReason(): string | null {
-    if (this.state === 'pending') return `${this.identity.url}: no /metrics reading yet`;
-    if (this.state === 'unavailable' && this.last === null) return `${this.identity.url}: ${this.reason ?? 'no /metrics'}`;
-    if (this.totals.processedTokens === null) return `${this.identity.url}: its /metrics has no prompt and generation token counters. ${this.adapter.metricsAdvice}`;
-    if (this.ceiling() === null) return noCeilingHint(this.identity.url, this.identity.engineVersion?.endsWith('-polar-sim') ?? false);
+  utilisationUnknown(): UtilisationUnknown | null {
+    const { url } = this.identity;
+    if (this.state === 'pending') return { code: 'pending', message: `${url}: no /metrics reading yet` };
+    if (this.state === 'unavailable' && this.last === null) return { code: 'no-metrics', message: `${url}: ${this.reason ?? 'no /metrics'}` };
+    if (this.totals.processedTokens === null) return { code: 'no-token-counters', message: `${url}: its /metrics has no prompt and generation token counters. ${this.adapter.metricsAdvice}` };
+    if (this.ceiling() === null) return { code: 'no-ceiling', message: noCeilingHint(url, this.identity.engineVersion?.endsWith('-polar-sim') ?? false) };
     return null;
   }
 

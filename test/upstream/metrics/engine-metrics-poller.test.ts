@@ -173,9 +173,12 @@ describe('replicas without metrics', () => {
     const usage = window.usage();
     expect(usage.replicas[0]?.effectiveUtilisation).not.toBeNull();
     expect(usage.replicas[0]?.unknown).toBeNull();
+    expect(usage.replicas[0]?.unknownCode).toBeNull();
     expect(usage.replicas[1]?.effectiveUtilisation).toBeNull();
+    expect(usage.replicas.map((replica) => replica.unknownCode)).toEqual([null, 'no-metrics', 'no-metrics']);
     expect(usage.total.effectiveUtilisation).toBeNull();
     expect(usage.total.unknown).toContain('--enable-metrics');
+    expect(usage.total.unknownCode).toBe('no-metrics');
   });
 });
 
@@ -183,6 +186,7 @@ describe('the ceiling', () => {
   it('is unknown without a profile, flag or calibration (with the fix), and never the run\'s own peak', async () => {
     const server = await sim(); // no GPU profile: no polar_sim ceiling gauge
     const meter = poller([{ url: server.url }]);
+    const window = meter.openWindow();
     const simulated = new EngineMetricsPoller({ replicas: [{ url: server.url, engine: 'vllm', model: 'polar-sim-qwen3', engineVersion: '0.11.0-polar-sim' }] });
     cleanups.push(() => simulated.close());
     await simulated.pollNow();
@@ -193,6 +197,8 @@ describe('the ceiling', () => {
     expect(replica?.ceiling).toBeNull();
     expect(replica?.effectiveUtilisation).toBeNull();
     expect(replica?.utilisationUnknown).toBe(`no ceiling for ${server.url}: measure one with \`polar engine calibrate --upstream ${server.url}\` (stored for later runs), or pass --gpu-peak-tokens-per-second <tokens/s>`);
+    // The run's totals carry the same reason as a code, which the dashboard reads (`util ? (no ceiling)`).
+    expect(window.usage().total).toMatchObject({ effectiveUtilisation: null, unknownCode: 'no-ceiling', unknown: replica?.utilisationUnknown });
   });
 
   it('comes from the flag over the profile, and from a stored calibration when the engine reports none', async () => {
