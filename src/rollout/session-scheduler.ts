@@ -92,7 +92,12 @@ export class SessionScheduler {
       sessionSettings: (id) => this.#jobs.get(id)?.settings,
     });
     this.#admissionMode = options.admission ?? 'fixed';
-    const setup = createSessionAdmission({ mode: this.#admissionMode, concurrency: options.sizes.runWorkers, contextWindow: upstream.profile.maxModelLen });
+    const setup = createSessionAdmission({
+      mode: this.#admissionMode,
+      concurrency: options.sizes.runWorkers,
+      contextWindow: upstream.profile.maxModelLen,
+      ...(this.#admissionMode === 'engine' ? { priorContexts: store.calls.recentFinalContexts({ model: upstream.profile.model }) } : {}),
+    });
     this.#admission = setup.admission;
     this.#footprints = setup.footprints;
     this.#stopPolling = engineMetrics.onPoll((snapshot) => {
