@@ -53,7 +53,7 @@ async function decide(env: SessionEnvironment, ran: RanSession): Promise<PostRes
     timedOut: result.timedOut,
     agentStartedAt: ran.agentStartedAt ?? Date.now() - result.durationMs,
     agentEndedAt: ran.agentEndedAt ?? Date.now(),
-    oomKills: ran.oomKills ?? 0,
+    oomKills: ran.usage?.oomKills ?? 0,
     calls: env.runs.callOutlines(ran.session.id),
   });
   const detail =

@@ -1,6 +1,6 @@
 // Stage 2 (run pool, bounded by --concurrency): the harness CLI, non-interactively, until it ends or
 // the session's deadline passes.
-import { readOomKills } from './read-oom-kills.js';
+import { readContainerUsage } from './read-container-usage.js';
 import { enterStage, type PreparedSession, type RanSession, type SessionEnvironment } from './session-stages.js';
 import { timePhase } from './time-phase.js';
 
@@ -22,7 +22,7 @@ export async function runAgent(env: SessionEnvironment, prepared: PreparedSessio
   try {
     ran.result = await timePhase(env, prepared, 'agent', () => handle.exec(argv, { env: env_, workingDir: harnessSession.cwd, timeoutMs: env.timeoutMs, signal: env.signal }));
     ran.agentEndedAt = Date.now();
-    ran.oomKills = await readOomKills(handle);
+    ran.usage = await readContainerUsage(handle);
   } catch (error) {
     ran.failure = env.signal.aborted
       ? { status: 'cancelled', reason: 'interrupted', detail: 'the run was interrupted while the agent ran' }

@@ -21,8 +21,7 @@ import { createSessionEndpoints } from './session-endpoints.js';
 import { type PoolDepths, StagePools } from './stage-pools.js';
 import { createSessionAdmission } from './admission/create-session-admission.js';
 import { engineLoadFromSnapshot } from './admission/engine-load.js';
-import type { HarnessFootprint, HarnessFootprints } from './admission/host-capacity.js';
-import { readContainerFootprint } from './admission/read-container-footprint.js';
+import { footprintOfUsage, type HarnessFootprint, type HarnessFootprints } from './admission/host-capacity.js';
 import type { AdmissionMode, AdmissionState, SessionAdmission } from './admission/session-admission.js';
 
 export interface SessionSchedulerOptions {
@@ -92,7 +91,12 @@ export class SessionScheduler {
       sessionSettings: (id) => this.#jobs.get(id)?.settings,
     });
     this.#admissionMode = options.admission ?? 'fixed';
-    const setup = createSessionAdmission({ mode: this.#admissionMode, concurrency: options.sizes.runWorkers, contextWindow: upstream.profile.maxModelLen });
+    const setup = createSessionAdmission({
+      mode: this.#admissionMode,
+      concurrency: options.sizes.runWorkers,
+      contextWindow: upstream.profile.maxModelLen,
+      ...(this.#admissionMode === 'engine' ? { priorContexts: store.calls.recentFinalContexts({ model: upstream.profile.model }) } : {}),
+    });
     this.#admission = setup.admission;
     this.#footprints = setup.footprints;
     this.#stopPolling = engineMetrics.onPoll((snapshot) => {
@@ -167,15 +171,19 @@ export class SessionScheduler {
     return { ...this.#admission.state(), footprints: this.#footprints.all() };
   }
 
-  /** A session's agent stage ended: what its context reached feeds the controller; engine mode measures its container. */
+  /**
+   * A session's agent stage ended: what its context reached feeds the controller; engine mode records its
+   * container's footprint (read with the OOM counter when the agent ended) over the time the container worked.
+   */
   async #agentEnded(unit: SessionUnit): Promise<void> {
     const id = unit.item.session.id;
     const context = this.#contexts.get(id);
     this.#contexts.delete(id);
     if (context !== undefined && unit.prepared?.failure === undefined) this.#admission.sessionEnded(context);
-    const handle = unit.prepared?.handle;
-    if (this.#admissionMode !== 'engine' || handle === undefined || unit.prepared === undefined) return;
-    const measured = await readContainerFootprint(handle, performance.now() - unit.prepared.startedAt);
+    const ran = unit.ran;
+    if (this.#admissionMode !== 'engine' || ran?.usage === undefined) return;
+    const { create = 0, prepare = 0, agent = 0 } = ran.timings;
+    const measured = footprintOfUsage(ran.usage, create + prepare + agent);
     if (measured !== null) this.#footprints.record(unit.job.run.harness, measured);
   }
 

@@ -7,6 +7,7 @@ import type { ContainerHandle, ContainerLimits, ContainerRuntime, ExecResult } f
 import type { RunRepository, RunSessionRow, SessionOutcome, SessionStage } from '../store/run-repository.js';
 import type { RolloutEventListener } from './rollout-events.js';
 import type { SessionEndpoints } from './session-endpoints.js';
+import type { ContainerUsage } from './read-container-usage.js';
 
 /** Where things are mounted inside every session container. */
 export const CONTAINER_PATHS = { harness: '/polar/harness', gateway: '/polar/gateway', home: '/polar/home', repo: '/testbed' } as const;
@@ -61,8 +62,8 @@ export interface RanSession extends PreparedSession {
   /** Epoch ms when the harness started and ended (the deadline counts from the start). */
   agentStartedAt?: number;
   agentEndedAt?: number;
-  /** OOM kills counted by the container's memory cgroup after the agent ended. */
-  oomKills?: number;
+  /** What the container's cgroup counted when the agent ended: OOM kills, peak memory, CPU time. */
+  usage?: ContainerUsage;
   /** The fresh evaluation container, started while the agent ran (undefined if it could not start). */
   evalContainer?: Promise<EvalContainer | undefined>;
 }

@@ -19,6 +19,7 @@ export function admissionStatusJson(state: SchedulerAdmissionState | null): Reco
             hold: engine.hold,
             typical_context_tokens: engine.typicalContext === null ? null : Math.round(engine.typicalContext),
             ended_sessions: engine.endedSessions,
+            prior_sessions: engine.priorSessions,
             scale: engine.scale,
             duty_cycle: engine.duty,
             readings: engine.readings,

@@ -1,7 +1,8 @@
 // `npm run bench -- gpu-docker` (not in the default set: it needs Docker, the test base image and the Pi bundle,
 // and takes a few minutes of real time): `polar rollout` with real Pi in Docker on the example task against the
 // simulator with a GPU profile, `--admission fixed` vs `--admission engine` at the same --concurrency (what this
-// 2-core machine holds). The model is the simulator's scripted policy: every turn reasons for a while and runs
+// 2-core machine holds); engine twice: on an empty database (it knows nothing of the sessions' contexts until one
+// ends) and again on the database of that run (it starts from what those sessions reached). The model is the simulator's scripted policy: every turn reasons for a while and runs
 // a shell command whose output grows the context, so a few sessions fill the (deliberately small) KV cache and
 // a fixed concurrency makes the engine preempt. Real time, real gateway, real /metrics poller, real admission.
 // Env: BENCH_GPU_DOCKER_SAMPLES (default 8), BENCH_GPU_DOCKER_CONCURRENCY (default 6),
@@ -43,8 +44,21 @@ function policyScript(): object {
   };
 }
 
-interface Measured {
+interface Configuration {
+  label: string;
   mode: AdmissionMode;
+  /** The database file (in the bench's folder): a second run on the same file sees the first one's sessions. */
+  db: string;
+}
+
+const CONFIGURATIONS: Configuration[] = [
+  { label: '--admission fixed', mode: 'fixed', db: 'fixed.db' },
+  { label: '--admission engine, empty database', mode: 'engine', db: 'engine.db' },
+  { label: '--admission engine, after that run', mode: 'engine', db: 'engine.db' },
+];
+
+interface Measured {
+  label: string;
   wallMs: number;
   completed: number;
   engine: EngineUsageReport['total'] | undefined;
@@ -54,21 +68,22 @@ interface Measured {
   limits: number[];
 }
 
-async function measure(runtime: ContainerRuntime, mode: AdmissionMode, upstream: string, dir: string): Promise<Measured> {
-  const store = openStore(path.join(dir, `${mode}.db`));
+async function measure(runtime: ContainerRuntime, configuration: Configuration, index: number, upstream: string, dir: string): Promise<Measured> {
+  const { label, mode } = configuration;
+  const store = openStore(path.join(dir, configuration.db));
   try {
     const events: RolloutEvent[] = [];
     const started = performance.now();
     const { run, counts } = await runRollout(
-      { harness: 'pi', datasetPath: EXAMPLE_DATASET, upstream, samples: SAMPLES, timeoutSeconds: 600, evaluate: false, runName: `gpu-docker-${mode}`, concurrency: CONCURRENCY, admission: mode },
+      { harness: 'pi', datasetPath: EXAMPLE_DATASET, upstream, samples: SAMPLES, timeoutSeconds: 600, evaluate: false, runName: `gpu-docker-${index}-${mode}`, concurrency: CONCURRENCY, admission: mode },
       { runtime, store, cacheDir: resolveCacheDir(), signal: new AbortController().signal, emit: (event) => events.push(event), metricsIntervalMs: 1000 },
     );
     const wallMs = performance.now() - started;
     const stats = store.runs.get(run.id)?.stats as { engine?: EngineUsageReport; modelBusyFraction: number; meanInFlight: number };
     const limits = events.flatMap((event) => (event.type === 'metrics' && event.admission !== undefined ? [event.admission.limit] : []));
     const failed = Object.entries(counts).filter(([status, count]) => status !== 'completed' && (count ?? 0) > 0);
-    if (failed.length > 0) throw new Error(`${mode}: sessions did not complete: ${JSON.stringify(counts)}`);
-    return { mode, wallMs, completed: counts.completed ?? 0, engine: stats.engine?.total, busy: stats.modelBusyFraction, meanInFlight: stats.meanInFlight, limits };
+    if (failed.length > 0) throw new Error(`${label}: sessions did not complete: ${JSON.stringify(counts)}`);
+    return { label, wallMs, completed: counts.completed ?? 0, engine: stats.engine?.total, busy: stats.modelBusyFraction, meanInFlight: stats.meanInFlight, limits };
   } finally {
     store.close();
   }
@@ -78,7 +93,7 @@ function row(m: Measured): Cell[] {
   const e = m.engine;
   const limit = m.limits.length === 0 ? 'n/a' : `${Math.min(...m.limits)}–${Math.max(...m.limits)}`;
   return [
-    `--admission ${m.mode}`,
+    m.label,
     formatNumber(m.wallMs / 1000, 1),
     `${m.completed}`,
     formatNumber(m.completed / (m.wallMs / 60_000), 2),
@@ -110,10 +125,10 @@ export const gpuDocker: Benchmark = {
       writeFileSync(script, JSON.stringify(policyScript()));
       const upstream = `sim:scripted:${script}?gpu=${PROFILE}&kv-cache-tokens=${KV_TOKENS}`;
       const results: Measured[] = [];
-      for (const mode of ['fixed', 'engine'] as const) results.push(await measure(runtime, mode, upstream, dir));
+      for (const [index, configuration] of CONFIGURATIONS.entries()) results.push(await measure(runtime, configuration, index, upstream, dir));
       return [
         `${SAMPLES} Pi sessions on the example task (init and agent in Docker, no evaluation), --concurrency ${CONCURRENCY}; simulator ${PROFILE} with its KV cache cut to ${KV_TOKENS} tokens; ` +
-          `scripted model: ${TURNS} turns of ~370 sampled tokens + a shell call printing ${RANDOM_BYTES / 2} random numbers (~3k tokens of context a turn, different in every session), then an answer. Real time; the same for both runs.`,
+          `scripted model: ${TURNS} turns of ~370 sampled tokens + a shell call printing ${RANDOM_BYTES / 2} random numbers (~3k tokens of context a turn, different in every session), then an answer. Real time; the same for every run.`,
         '',
         markdownTable(['admission', 'wall s', 'sessions', 'sessions/min', 'agent limit (min–max)', 'mean calls in flight', 'model busy', 'preemptions', 'peak KV', 'sampled tokens', 'tokens processed', 'effective util (profile ceiling)'], results.map(row)),
       ].join('\n');

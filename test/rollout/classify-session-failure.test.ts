@@ -2,7 +2,6 @@
 // never the agent's fault.
 import { describe, expect, it } from 'vitest';
 import { type AgentRunFacts, type CallOutline, classifySessionFailure } from '../../src/rollout/classify-session-failure.js';
-import { parseOomKills } from '../../src/rollout/read-oom-kills.js';
 
 const T0 = 1_000_000;
 const call = (seq: number, status: string, httpStatus = 200, startedAt = T0 + seq * 1000, latencyMs = 500): CallOutline => ({ seq, status, httpStatus, startedAt, latencyMs });
@@ -44,13 +43,5 @@ describe('classifySessionFailure', () => {
   it('a deadline with many short calls stays the agent’s (busy model, not a stall)', () => {
     const calls = Array.from({ length: 50 }, (_, seq) => call(seq, 'ok', 200, T0 + seq * 1200, 1100));
     expect(classifySessionFailure(facts({ timedOut: true, exitCode: 137, calls }))).toMatchObject({ status: 'timeout', reason: 'agent_deadline' });
-  });
-});
-
-describe('parseOomKills', () => {
-  it('reads cgroup v1 oom_control and v2 memory.events', () => {
-    expect(parseOomKills('oom_kill_disable 0\nunder_oom 0\noom_kill 2\n')).toBe(2);
-    expect(parseOomKills('low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\noom_group_kill 0\n')).toBe(1);
-    expect(parseOomKills('')).toBe(0);
   });
 });

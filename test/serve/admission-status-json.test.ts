@@ -22,6 +22,7 @@ describe('admissionStatusJson', () => {
         hold: 'kv-high',
         typical_context_tokens: 20_000,
         ended_sessions: 0,
+        prior_sessions: 0,
         scale: 1,
         duty_cycle: 1,
         readings: 1,

@@ -14,8 +14,10 @@ export interface AdmissionSettings {
   mode: AdmissionMode;
   /** fixed: agents at once. engine: the most agents at once (default: the host's cap). */
   concurrency?: number;
-  /** The served model's context window (the controller's first estimate of a session's final context). */
+  /** The served model's context window (the controller's first estimate of a session's final context without prior contexts). */
   contextWindow: number | null;
+  /** What earlier sessions on the served model reached (engine mode's first estimate; see EngineAdmissionOptions). */
+  priorContexts?: readonly number[];
   /** The host now (default: os.freemem(), os.availableParallelism()). */
   host?: () => HostResources;
 }
@@ -48,6 +50,6 @@ export function createSessionAdmission(settings: AdmissionSettings): SessionAdmi
   const agentSlots = agentSlotsFor('engine', settings.concurrency, host);
   let admission: EngineSessionAdmission;
   const hostCap = (): number => Math.min(agentSlots, hostSessionCap(host(), footprints.largest(), admission.active).sessions);
-  admission = new EngineSessionAdmission(new EngineAdmission({ contextWindow: settings.contextWindow }), hostCap);
+  admission = new EngineSessionAdmission(new EngineAdmission({ contextWindow: settings.contextWindow, ...(settings.priorContexts !== undefined ? { priorContexts: settings.priorContexts } : {}) }), hostCap);
   return { agentSlots, admission, footprints };
 }

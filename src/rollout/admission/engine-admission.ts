@@ -3,8 +3,8 @@
 //
 // Target: enough sessions to keep as many in their model turn as the KV cache holds without preemption.
 // In their model turn: kvHigh x KV capacity / the context a session typically reaches (the mean final context
-// of the sessions that ended, each session's last prompt + output; before the first one ends, the model's
-// context window), capped by max_num_seqs, times a feedback scale. Admitted: that over the duty cycle, the
+// of the sessions that ended, each session's last prompt + output; before the first one ends, what earlier
+// sessions on this model reached, read from the store, else the model's context window), capped by max_num_seqs, times a feedback scale. Admitted: that over the duty cycle, the
 // share of admitted sessions that have a call in the engine (running + waiting over active, a moving average
 // of the readings; 1 until measured, never below minDuty): a session between calls (tool, harness) holds no
 // KV but its next call will. A session's context grows call by call, so sizing by today's contexts admits
@@ -22,8 +22,13 @@ export interface EngineAdmissionOptions {
   kvHigh?: number;
   /** KV usage at or below which a closed gate opens again (default 0.75). */
   kvLow?: number;
-  /** The model's context window (max_model_len): the typical final context until a session ends. */
+  /** The model's context window (max_model_len): the typical final context until a session ends, without prior contexts. */
   contextWindow?: number | null;
+  /**
+   * What earlier sessions on this model reached (tokens; from the store): the first estimate of the typical final
+   * context. Their mean counts as at most PRIOR_WEIGHT ended sessions, so this run's own sessions soon outweigh it.
+   */
+  priorContexts?: readonly number[];
   /** Sessions admitted before anything is known about the KV cache (default 4). */
   initialTarget?: number;
   /** Calm time after which the scale grows, ms (default 60 000), and by how much (default 0.05). */
@@ -45,9 +50,13 @@ export interface EngineAdmissionState {
   targetSource: 'kv-cache' | 'max-num-seqs' | 'initial';
   /** Null while the gate is open. */
   hold: AdmissionHold | null;
-  /** The context a session typically reaches (tokens), and how many ended sessions it is the mean of (0: the context window). */
+  /**
+   * The context a session typically reaches (tokens), how many of this run's sessions ended into it, and how many
+   * earlier sessions seeded it (both 0: the context window).
+   */
   typicalContext: number | null;
   endedSessions: number;
+  priorSessions: number;
   /** The feedback scale on the KV-derived target. */
   scale: number;
   /** Share of admitted sessions with a call in the engine (moving average; 1 until measured). */
@@ -61,6 +70,8 @@ export interface EngineAdmissionState {
 
 /** Readings the duty cycle's moving average spans. */
 const DUTY_READINGS = 30;
+/** The most ended sessions the prior contexts' mean counts as. */
+export const PRIOR_WEIGHT = 4;
 
 export class EngineAdmission {
   private readonly kvHigh: number;
@@ -84,11 +95,16 @@ export class EngineAdmission {
   private calmSince: number | null = null;
   private contextSum = 0;
   private ended = 0;
+  private readonly priorSessions: number;
+  private readonly priorMean: number;
 
   constructor(options: EngineAdmissionOptions = {}) {
     this.kvHigh = options.kvHigh ?? 0.9;
     this.kvLow = options.kvLow ?? 0.75;
     this.contextWindow = options.contextWindow ?? null;
+    const prior = (options.priorContexts ?? []).filter((tokens) => tokens > 0);
+    this.priorSessions = prior.length;
+    this.priorMean = prior.length > 0 ? prior.reduce((sum, tokens) => sum + tokens, 0) / prior.length : 0;
     this.initialTarget = options.initialTarget ?? 4;
     this.rampMs = options.rampMs ?? 60_000;
     this.rampStep = options.rampStep ?? 0.05;
@@ -163,6 +179,7 @@ export class EngineAdmission {
       hold: this.hold,
       typicalContext: this.typicalContext(),
       endedSessions: this.ended,
+      priorSessions: this.priorSessions,
       scale: this.scale,
       duty: this.duty,
       load: this.last,
@@ -172,7 +189,9 @@ export class EngineAdmission {
   }
 
   private typicalContext(): number | null {
-    return this.ended > 0 ? this.contextSum / this.ended : this.contextWindow;
+    const priorWeight = Math.min(this.priorSessions, PRIOR_WEIGHT);
+    if (this.ended + priorWeight === 0) return this.contextWindow;
+    return (this.contextSum + priorWeight * this.priorMean) / (this.ended + priorWeight);
   }
 
   private targetWithSource(): { target: number; source: EngineAdmissionState['targetSource'] } {

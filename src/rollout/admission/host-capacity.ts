@@ -4,12 +4,13 @@
 // push the host into swap or the OOM killer), plus the sessions already running (their memory is already
 // taken from the free figure). CPU: the cores times a target share, over the mean CPU a session uses.
 // Before any measurement a harness counts with `DEFAULT_FOOTPRINT` (deliberately generous).
+import type { ContainerUsage } from '../read-container-usage.js';
 
 /** What one harness container was measured to use. */
 export interface HarnessFootprint {
   /** Peak memory of the container's cgroup (memory.peak, else memory.current at the end), bytes. */
   peakMemoryBytes: number;
-  /** CPU time of the container's cgroup over its life, in cores (usage_usec / wall µs). */
+  /** CPU time of the container's cgroup over the time it worked (init and agent, not its wait for a run slot), in cores. */
   meanCpuCores: number;
   /** Sessions measured (0 for the default). */
   samples: number;
@@ -17,6 +18,12 @@ export interface HarnessFootprint {
 
 /** A footprint for harnesses not measured yet: 1 GiB at peak, half a core on average. */
 export const DEFAULT_FOOTPRINT: HarnessFootprint = { peakMemoryBytes: 2 ** 30, meanCpuCores: 0.5, samples: 0 };
+
+/** A container's footprint from its cgroup usage and the time it worked (ms); null when the cgroup said nothing usable. */
+export function footprintOfUsage(usage: ContainerUsage, workedMs: number): Omit<HarnessFootprint, 'samples'> | null {
+  if (usage.peakMemoryBytes === null || usage.cpuSeconds === null || !(workedMs > 0)) return null;
+  return { peakMemoryBytes: usage.peakMemoryBytes, meanCpuCores: usage.cpuSeconds / (workedMs / 1000) };
+}
 
 export interface HostResources {
   /** Memory free now (os.freemem()), bytes. */

@@ -3,7 +3,7 @@
 // KV pressure and opens only below kvLow (hysteresis), and its feedback scale backs off on overload and ramps
 // when calm.
 import { describe, expect, it } from 'vitest';
-import { EngineAdmission } from '../../../src/rollout/admission/engine-admission.js';
+import { EngineAdmission, PRIOR_WEIGHT } from '../../../src/rollout/admission/engine-admission.js';
 import type { EngineLoad } from '../../../src/rollout/admission/engine-load.js';
 
 const load = (over: Partial<EngineLoad> = {}): EngineLoad => ({
@@ -33,6 +33,23 @@ describe('target', () => {
     admission.sessionEnded(30_000);
     admission.sessionEnded(0);
     expect(admission.state()).toMatchObject({ target: 3, typicalContext: 25_000, endedSessions: 2 });
+  });
+
+  it('starts from what earlier sessions on the model reached, counted as at most PRIOR_WEIGHT ended sessions', () => {
+    // 3 earlier sessions (mean 20 000) seed the estimate instead of the 40 000-token context window.
+    const admission = new EngineAdmission({ contextWindow: 40_000, kvHigh: 0.9, priorContexts: [10_000, 20_000, 30_000, 0] });
+    admission.observe(load(), 0);
+    expect(admission.state()).toMatchObject({ target: 4, typicalContext: 20_000, endedSessions: 0, priorSessions: 3 });
+    // This run's sessions weigh in from the first: (3 x 20 000 + 5 000) / 4.
+    admission.sessionEnded(5_000);
+    expect(admission.state().typicalContext).toBe(16_250);
+    // Many earlier sessions still count as PRIOR_WEIGHT: 40 of 10 000, then one of 60 000 → (4 x 10 000 + 60 000) / 5.
+    const many = new EngineAdmission({ contextWindow: 40_000, priorContexts: Array.from({ length: 40 }, () => 10_000) });
+    many.sessionEnded(60_000);
+    expect(PRIOR_WEIGHT).toBe(4);
+    expect(many.state()).toMatchObject({ typicalContext: 20_000, endedSessions: 1, priorSessions: 40 });
+    // No earlier sessions: the context window, as before.
+    expect(new EngineAdmission({ contextWindow: 40_000, priorContexts: [] }).state()).toMatchObject({ typicalContext: 40_000, priorSessions: 0 });
   });
 
   it('follows the engine: a larger KV cache gives a larger target, max_num_seqs caps it', () => {

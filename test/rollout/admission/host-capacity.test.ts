@@ -2,8 +2,7 @@
 // the host holds, bound by memory or CPU, and the engine mode's slots never exceed it.
 import { describe, expect, it } from 'vitest';
 import { agentSlotsFor, createSessionAdmission } from '../../../src/rollout/admission/create-session-admission.js';
-import { DEFAULT_FOOTPRINT, HarnessFootprints, hostSessionCap } from '../../../src/rollout/admission/host-capacity.js';
-import { parseContainerFootprint } from '../../../src/rollout/admission/read-container-footprint.js';
+import { DEFAULT_FOOTPRINT, footprintOfUsage, HarnessFootprints, hostSessionCap } from '../../../src/rollout/admission/host-capacity.js';
 
 const GIB = 2 ** 30;
 
@@ -39,21 +38,15 @@ describe('HarnessFootprints', () => {
   });
 });
 
-describe('parseContainerFootprint', () => {
-  it('reads cgroup v2 (memory.peak, cpu.stat usage_usec) over the container\'s wall time', () => {
-    const text = '== memory.peak\n524288000\n== memory.current\n100\n== cpu.stat\nusage_usec 30000000\nuser_usec 1\n';
-    expect(parseContainerFootprint(text, 60_000)).toEqual({ peakMemoryBytes: 524288000, meanCpuCores: 0.5 });
+describe('footprintOfUsage', () => {
+  it('is the peak memory and the CPU time over the time the container worked', () => {
+    expect(footprintOfUsage({ oomKills: 0, peakMemoryBytes: 524288000, cpuSeconds: 30 }, 60_000)).toEqual({ peakMemoryBytes: 524288000, meanCpuCores: 0.5 });
   });
 
-  it('falls back to memory.current, and to cgroup v1 files', () => {
-    expect(parseContainerFootprint('== memory.current\n1000\n== cpu.stat\nusage_usec 1000000\n', 1_000)).toEqual({ peakMemoryBytes: 1000, meanCpuCores: 1 });
-    expect(parseContainerFootprint('== memory/memory.max_usage_in_bytes\n2000\n== cpuacct/cpuacct.usage\n2000000000\n', 4_000)).toEqual({ peakMemoryBytes: 2000, meanCpuCores: 0.5 });
-  });
-
-  it('is null when the cgroup says nothing usable', () => {
-    expect(parseContainerFootprint('', 1_000)).toBeNull();
-    expect(parseContainerFootprint('== memory.peak\nmax\n== cpu.stat\nusage_usec 5\n', 1_000)).toBeNull();
-    expect(parseContainerFootprint('== memory.peak\n10\n== cpu.stat\nusage_usec 5\n', 0)).toBeNull();
+  it('is null when the cgroup said nothing usable or no time was measured', () => {
+    expect(footprintOfUsage({ oomKills: 0, peakMemoryBytes: null, cpuSeconds: 5 }, 1_000)).toBeNull();
+    expect(footprintOfUsage({ oomKills: 0, peakMemoryBytes: 10, cpuSeconds: null }, 1_000)).toBeNull();
+    expect(footprintOfUsage({ oomKills: 0, peakMemoryBytes: 10, cpuSeconds: 5 }, 0)).toBeNull();
   });
 });
 
