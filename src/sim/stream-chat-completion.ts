@@ -4,7 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ChatCompletionChunkWire } from '../upstream/vllm-api-types.js';
 import type { ResponseIdentity } from './build-chat-completion.js';
-import { ChatChunkBuilder } from './chat-completion-chunks.js';
+import { ChatChunkBuilder } from './chat-chunk-builder.js';
 import { emittedLogprobs } from './emitted-completion.js';
 import type { GenerationHandle } from './engine/generation-types.js';
 import type { SimBehaviour } from './sim-behaviour.js';
