@@ -36,7 +36,8 @@ export interface BatchDescription {
 export function describeBatch(store: Store, batch: BatchRow): BatchDescription {
   const request = batch.request as { harness?: string; tasks?: unknown[]; instanceIds?: unknown[]; samples?: number };
   const run = store.runs.get(batch.runName);
-  const sessions = run === undefined ? [] : store.runs.sessions(run.id);
+  // Summaries, not whole rows: a poll must not read every agent log and patch of the batch.
+  const sessions = run === undefined ? [] : [...store.runs.iterateSessionSummaries(run.id)];
   const byStatus: Record<string, number> = {};
   let done = 0;
   let queued = 0;
