@@ -123,7 +123,7 @@ export interface Gateway {
   readonly generation: GenerationControl;
   /** How busy the upstream has been since the gateway started (busy fraction, mean in flight). */
   activity(): ActivitySnapshot;
-  /** The model name the gateway sends upstream (configured, else the only one the upstream lists). */
+  /** The model name the gateway sends upstream: a LoRA adapter a resume loaded in place, else the configured model, else the only one the upstream lists. */
   resolveUpstreamModel(signal: AbortSignal): Promise<string>;
   /** Every upstream replica: health, pinned sessions, calls in flight and served. */
   replicas(): ReplicaStatus[];
@@ -139,13 +139,16 @@ export function createGateway(options: GatewayOptions): Gateway {
   const urls = [...(options.upstreamUrl !== undefined ? [options.upstreamUrl] : []), ...(options.upstreamUrls ?? [])];
   if (urls.length === 0) throw new ConfigError('the gateway has no upstream', 'Give upstreamUrl or upstreamUrls.');
   const pool = new ReplicaPool(urls, { idleTimeoutMs: options.upstreamTimeoutMs ?? 600_000, ...options.replicaHealth });
-  const resolveUpstreamModel = createUpstreamModelResolver(() => pool.anyClient(), options.upstreamModel ?? options.profile?.model);
+  const servedModel = createUpstreamModelResolver(() => pool.anyClient(), options.upstreamModel ?? options.profile?.model);
   const engine = engineFor(options.engine ?? options.profile?.engine ?? 'vllm');
   const servers: http.Server[] = [];
   const endpoints = new Map<string, { endpoint: SessionEndpoint; server: http.Server }>();
   const meter = new ActivityMeter();
   // Busy = a call is upstream: held calls (generation paused) and refused requests do not count.
   const generation = new GenerationGate(options.policyVersion ?? 0, { onEnter: () => meter.begin(), onLeave: () => meter.end() });
+  // The model name every request upstream carries: a LoRA adapter loaded in place at a resume from then on (model
+  // calls, token counting, the model list alike), else the served model.
+  const resolveUpstreamModel = async (signal: AbortSignal): Promise<string> => generation.upstreamModel() ?? (await servedModel(signal));
   const limiter = new SessionLimiter(options.maxConcurrentPerSession ?? DEFAULT_MAX_CONCURRENT_PER_SESSION);
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT;
   // Token-in lineages of every session that uses it (created when the first such call arrives).

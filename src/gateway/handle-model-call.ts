@@ -66,8 +66,8 @@ export async function handleModelCall(
       context.policyVersion = await options.generation.enter(context, abort.signal);
       entered = true;
     }
-    // A LoRA adapter loaded in place at a resume is the model calls name from then on.
-    context.upstreamModel = options.generation?.upstreamModel() ?? (await options.resolveUpstreamModel(abort.signal));
+    // Resolved after the hold: a LoRA adapter loaded in place at the resume is the model calls name from then on.
+    context.upstreamModel = await options.resolveUpstreamModel(abort.signal);
     const buildOptions = { model: context.upstreamModel, maxTokensCap: options.maxTokensCap, sampling: options.sampling, reasoningField: options.reasoningField };
     const body = buildUpstreamRequest(parsed, buildOptions);
     context.sentSampling = sentSampling(parsed, buildOptions);

@@ -213,12 +213,17 @@ describe('abort, sleep and LoRA', () => {
     expect(s.sim!.engine.isSleeping()).toBe(false);
   });
 
-  it('a LoRA adapter loaded in place is the model the next calls name', async () => {
+  it('a LoRA adapter loaded in place is the model the next calls name, and the model the gateway lists', async () => {
     const { s, openai, controller } = await start({ runtimeLora: true, lora: true, devMode: true });
+    const served = (await openai.models.list()).data.map((model) => model.id);
+    expect(served).not.toContain('step-2');
     await controller.pause({ mode: 'keep', drainTimeoutMs: 0 });
     expect(await controller.resume({ policyVersion: 2, weights: { kind: 'lora', loraName: 'step-2', loraPath: '/ckpt/2' } })).toMatchObject({ upstreamModel: 'step-2' });
     await openai.chat.completions.create(REQUEST);
     expect(s.store.calls.listBySession(s.sessionId)[0]).toMatchObject({ status: 'ok', policyVersion: 2, upstreamModel: 'step-2', responseModel: 'step-2' });
     expect(s.sim!.control.log.find((entry) => entry.path === '/v1/load_lora_adapter')?.body).toEqual({ lora_name: 'step-2', lora_path: '/ckpt/2', load_inplace: true });
+    // The harness's model list (and token counting) name what the calls are sent with.
+    expect((await openai.models.list()).data.map((model) => model.id)).toEqual(['step-2']);
+    expect(await s.gateway.resolveUpstreamModel(AbortSignal.timeout(5_000))).toBe('step-2');
   });
 });
