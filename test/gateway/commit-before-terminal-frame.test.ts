@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CallRecord, CallRecorder, SessionRef } from '../../src/capture/call-record.js';
 import { createGateway, type Gateway } from '../../src/gateway/create-gateway.js';
 import { startSimServer, type SimServer } from '../../src/sim/sim-server.js';
+import { until } from '../helpers/until.js';
 
 interface HeldCommit {
   record: CallRecord;
@@ -31,14 +32,6 @@ function holdingRecorder(): { recorder: CallRecorder; held: HeldCommit[]; commit
     },
   };
   return { recorder, held, committed };
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 const post = (url: string, key: string, stream: boolean): Promise<Response> =>

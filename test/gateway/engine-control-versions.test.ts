@@ -21,6 +21,7 @@ import { checkTrainable } from '../../src/trajectory/check-trainable.js';
 import { assertTrajectoryFidelity } from '../../src/trajectory/verify-trajectory.js';
 import type { SimControlOptions } from '../../src/sim/sim-control.js';
 import { type GatewayStack, startGatewayStack } from '../helpers/gateway-stack.js';
+import { until } from '../helpers/until.js';
 
 const LONG = 'The quick brown fox jumps over the lazy dog while the sun sets slowly behind the distant hills, and the river keeps running toward the sea.';
 const stacks: GatewayStack[] = [];
@@ -49,14 +50,6 @@ async function start(control: SimControlOptions, engine: EngineName = 'vllm'): P
   const events: GenerationStepEvent[] = [];
   const controller = new GenerationController({ gate, fleet: async () => fleet, emit: (event) => events.push(event), quietMs: 50 });
   return { s, openai: new OpenAI({ baseURL: `${s.url}/v1`, apiKey: s.key, maxRetries: 0 }), controller, events };
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 const REQUEST = { model: 'polar-sim-qwen3', messages: [{ role: 'user' as const, content: 'Tell me.' }], temperature: 1 };

@@ -5,19 +5,12 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type GatewayStack, startGatewayStack } from '../helpers/gateway-stack.js';
+import { until } from '../helpers/until.js';
 
 const stacks: GatewayStack[] = [];
 afterEach(async () => {
   await Promise.all(stacks.splice(0).map((stack) => stack.close()));
 });
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 describe('generation pause / resume', () => {
   it('drains the call upstream, holds the next one off the upstream, and releases it with the new version', async () => {

@@ -7,19 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { GenerationGate } from '../../src/gateway/generation-control.js';
 import { type PoolStages, StagePools } from '../../src/rollout/stage-pools.js';
+import { until } from '../helpers/until.js';
 
 interface Session {
   n: number;
   /** Policy version each of its model calls was sent with. */
   versions: number[];
-}
-
-async function until(probe: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 /** Sessions of two turns: tool phase, model call through the gate, tool phase, model call. */

@@ -7,7 +7,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCacheDir } from '../../src/config/paths.js';
@@ -26,6 +25,7 @@ import { DEBIAN_PYTHON, PYTHON_DIR, pythonSkipReason } from '../python/debian-py
 import { dockerForTests, TEST_IMAGE } from '../runtime/docker-test-support.js';
 import { readResponse } from '../helpers/read-response.js';
 import { spawnServe } from '../helpers/spawn-serve.js';
+import { until } from '../helpers/until.js';
 
 const TOKEN = 'engine-control-e2e-token';
 const runtime: ContainerRuntime | undefined = await dockerForTests();
@@ -52,15 +52,8 @@ describe.skipIf(skip !== undefined)('engine control from polar serve (Docker, re
     return readResponse(response);
   }
 
-  async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 300_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${readFileSync(path.join(dir, 'serve.log'), 'utf8').slice(-3000)}`);
-      await sleep(20);
-    }
-  }
+  const waitFor = <T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 300_000) =>
+    until(probe, { what, timeoutMs, everyMs: 20, context: () => readFileSync(path.join(dir, 'serve.log'), 'utf8').slice(-3000) });
 
   /**
    * True once a request that was running at the first look has sampled 8 more tokens without any request
@@ -125,7 +118,7 @@ describe.skipIf(skip !== undefined)('engine control from polar serve (Docker, re
     // Pause while a call is mid-generation (a call that ends right before the pause just means another try).
     let frozen = 0;
     for (let attempt = 0; attempt < 10 && frozen === 0; attempt += 1) {
-      await until('a call mid-generation', midGeneration);
+      await waitFor('a call mid-generation', midGeneration);
       const paused = await api('POST', '/v1/generation/pause', { mode: 'keep' });
       expect(paused.status, paused.text).toBe(200);
       frozen = paused.json.frozen as number;
@@ -140,7 +133,7 @@ describe.skipIf(skip !== undefined)('engine control from polar serve (Docker, re
     expect(resumed.json).toMatchObject({ paused: false, policy_version: 1, weights: 'reload' });
     expect(resumed.json.version_boundaries).toBeGreaterThan(0);
 
-    await until('the batch to finish', async () => ((await api('GET', `/v1/rollouts/${batchId}`)).json.status === 'finished' ? true : undefined));
+    await waitFor('the batch to finish', async () => ((await api('GET', `/v1/rollouts/${batchId}`)).json.status === 'finished' ? true : undefined));
 
     // The engine got pause keep, reload_weights, the prefix-cache reset and resume, in that order.
     const posts = sim.control.log.filter((entry) => entry.method === 'POST').map((entry) => ({ path: entry.path, query: entry.query, body: entry.body, status: entry.status }));
@@ -202,7 +195,7 @@ describe.skipIf(skip !== undefined)('engine control from polar serve (Docker, re
     expect(submitted.status, submitted.text).toBe(202);
     const batchId = submitted.json.id as string;
     const abortsBefore = sim.engine.metrics().finished.abort;
-    await until('a call mid-generation', midGeneration);
+    await waitFor('a call mid-generation', midGeneration);
     const paused = await api('POST', '/v1/generation/pause', { mode: 'abort', drain_timeout_ms: 30_000 });
     expect(paused.json).toMatchObject({ paused: true, mode: 'abort', drained: true, in_flight: 0 });
     expect(sim.engine.metrics().finished.abort).toBeGreaterThan(abortsBefore);
@@ -211,7 +204,7 @@ describe.skipIf(skip !== undefined)('engine control from polar serve (Docker, re
       ['/pause', { mode: 'abort' }],
       ['/resume', {}],
     ]);
-    await until('the batch to finish', async () => ((await api('GET', `/v1/rollouts/${batchId}`)).json.status === 'finished' ? true : undefined));
+    await waitFor('the batch to finish', async () => ((await api('GET', `/v1/rollouts/${batchId}`)).json.status === 'finished' ? true : undefined));
 
     const batch = (await api('GET', `/v1/rollouts/${batchId}`)).json;
     const store = openStore(path.join(dir, 'polar.db'), { readonly: true });

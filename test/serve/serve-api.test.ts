@@ -13,6 +13,7 @@ import { noopPolicy } from '../../src/sim/policies/noop.js';
 import { startSimServer } from '../../src/sim/sim-server.js';
 import { EngineMetricsPoller } from '../../src/upstream/metrics/engine-metrics-poller.js';
 import { startTestServe, TEST_SERVE_TOKEN, type TestServe, type TestServeOptions } from '../helpers/start-test-serve.js';
+import { until } from '../helpers/until.js';
 
 const TOKEN = TEST_SERVE_TOKEN;
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -27,16 +28,6 @@ async function start(options: TestServeOptions & { dir?: string } = {}): Promise
   const dir = given ?? mkdtempSync(path.join(tmpdir(), 'polar-serve-'));
   if (given === undefined) cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return startTestServe(dir, cleanups, { callbacks: { attempts: 3, backoffMs: 20 }, ...rest });
-}
-
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 const submitBody = () => ({ harness: 'pi', tasks: fixtureRows(), samples: 2, sampling: { temperature: 1 }, policy_version: 0 });

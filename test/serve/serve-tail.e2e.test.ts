@@ -9,7 +9,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { goldPatch } from '../../src/eval/swebench/families/gold-patch.js';
@@ -24,6 +23,7 @@ import { startSimServer, type SimServer } from '../../src/sim/sim-server.js';
 import { openStore } from '../../src/store/open-store.js';
 import { dockerForTests, TEST_IMAGE } from '../runtime/docker-test-support.js';
 import { spawnServe } from '../helpers/spawn-serve.js';
+import { until } from '../helpers/until.js';
 
 const TOKEN = 'serve-tail-e2e-token';
 const SLOW_MARKER = 'SLOW-TAIL-MARKER';
@@ -53,15 +53,8 @@ describe.skipIf(runtime === undefined)('polar serve tail cancel end to end (Dock
     return route.includes('/results') ? { text, groups: response.headers.get('polar-groups') } : JSON.parse(text);
   }
 
-  async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 300_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(await api('GET', '/v1/rollouts').catch(String))}\n${log()}`);
-      await sleep(250);
-    }
-  }
+  const waitFor = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 300_000) =>
+    until(probe, { what, timeoutMs, everyMs: 250, context: async () => `${JSON.stringify(await api('GET', '/v1/rollouts').catch(String))}\n${log()}` });
 
   beforeAll(async () => {
     base = JSON.parse(readFileSync(EXAMPLE_DATASET, 'utf8').trim()) as SwebenchRecord;
@@ -96,7 +89,7 @@ describe.skipIf(runtime === undefined)('polar serve tail cancel end to end (Dock
     const slow = row(3, { problem_statement: `${base.problem_statement}\n\n${SLOW_MARKER}` });
     const submitted = await api('POST', '/v1/rollouts', { harness: 'pi', tasks: [row(1), row(2), slow], samples: 1, target_groups: 2, tail: 'cancel' });
     expect(submitted.id).toMatch(/^b_/);
-    const batch = await until('the batch finished at its target', async () => {
+    const batch = await waitFor('the batch finished at its target', async () => {
       const got = await api('GET', `/v1/rollouts/${submitted.id}`);
       return got.status === 'finished' || got.status === 'failed' ? got : undefined;
     });
@@ -111,7 +104,7 @@ describe.skipIf(runtime === undefined)('polar serve tail cancel end to end (Dock
     expect(rows.some((r: { group_id: string }) => r.group_id.endsWith('tail-3'))).toBe(false);
     // Nothing of the cut session is left running: no model call at the gateway, no container.
     expect((await api('GET', '/v1/status')).generation.in_flight).toBe(0);
-    await until('the cut session container removed', async () => ((await (runtime as ContainerRuntime).listContainers(runFilter(`serve-${submitted.id}`))).length === 0) || undefined, 60_000);
+    await waitFor('the cut session container removed', async () => ((await (runtime as ContainerRuntime).listContainers(runFilter(`serve-${submitted.id}`))).length === 0) || undefined, 60_000);
     const store = openStore(db, { readonly: true });
     try {
       const run = store.runs.get(`serve-${submitted.id}`)!;
@@ -126,20 +119,20 @@ describe.skipIf(runtime === undefined)('polar serve tail cancel end to end (Dock
   it('carries the slow session across the trainer step: target announced, batch running, its group delivered later with version 1 tokens', async () => {
     const carried = row(6, { problem_statement: `${base.problem_statement}\n\n${CARRY_MARKER}` });
     const submitted = await api('POST', '/v1/rollouts', { harness: 'pi', tasks: [row(4), row(5), carried], samples: 1, target_groups: 2, tail: 'carry' });
-    const reached = await until('the target', async () => {
+    const reached = await waitFor('the target', async () => {
       const got = await api('GET', `/v1/rollouts/${submitted.id}`);
       return got.target_reached === true || got.status !== 'running' ? got : undefined;
     });
     expect(reached).toMatchObject({ status: 'running', tail: 'carry', tail_counts: { complete: 2, cancelled: 0, carried: 1 }, groups: { completed: 2 } });
     const atTarget = await api('GET', `/v1/rollouts/${submitted.id}/results`);
     expect(atTarget.groups).toBe('2');
-    await until('the carried call at the engine', async () => carryHeld > 0 || undefined, 120_000);
+    await waitFor('the carried call at the engine', async () => carryHeld > 0 || undefined, 120_000);
     // The trainer's step: pause keep, new weights, version 1.
     const paused = await fetch(`${url}/v1/generation/pause`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'keep' }) });
     expect(paused.status, await paused.text()).toBe(200);
     expect((await api('POST', '/v1/generation/resume', { policy_version: 1, weights: { kind: 'reload' } })).policy_version).toBe(1);
     releaseCarry();
-    const done = await until('the carried group', async () => {
+    const done = await waitFor('the carried group', async () => {
       const got = await api('GET', `/v1/rollouts/${submitted.id}`);
       return got.status !== 'running' ? got : undefined;
     });

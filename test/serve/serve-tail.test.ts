@@ -12,6 +12,7 @@ import { BATCH_BODY } from '../../src/serve/parse-batch-body.js';
 import type { RunSessionRow } from '../../src/store/run-repository.js';
 import { fixtureRows, type FakeExecutor } from './fake-batch-executor.js';
 import { startTestServe, TEST_SERVE_TOKEN as TOKEN, type TestServe } from '../helpers/start-test-serve.js';
+import { until } from '../helpers/until.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -28,16 +29,6 @@ function tempDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'polar-serve-tail-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** Three tasks (the fixture's two and a copy of the first under another id): the third is the slow tail. */

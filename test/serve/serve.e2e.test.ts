@@ -20,6 +20,7 @@ import { oraclePolicy } from '../../src/sim/policies/oracle.js';
 import { startSimServer, type SimServer } from '../../src/sim/sim-server.js';
 import { dockerForTests, TEST_IMAGE } from '../runtime/docker-test-support.js';
 import { spawnServe } from '../helpers/spawn-serve.js';
+import { until } from '../helpers/until.js';
 
 const TOKEN = 'serve-e2e-token';
 const runtime: ContainerRuntime | undefined = await dockerForTests();
@@ -53,18 +54,13 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
     return route.includes('/results') ? { text, cursor: response.headers.get('polar-next-cursor') } : JSON.parse(text);
   }
 
-  async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 240_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-      if (Date.now() > deadline) {
-        const batches = await api('GET', '/v1/rollouts').catch((error: unknown) => String(error));
-        throw new Error(`timed out waiting for ${what}: ${JSON.stringify(batches)}\n${readFileSync(path.join(dir, 'serve.log'), 'utf8').slice(-2000)}`);
-      }
-      await sleep(200);
-    }
-  }
+  const waitFor = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 240_000) =>
+    until(probe, {
+      what,
+      timeoutMs,
+      everyMs: 200,
+      context: async () => `${JSON.stringify(await api('GET', '/v1/rollouts').catch((error: unknown) => String(error)))}\n${readFileSync(path.join(dir, 'serve.log'), 'utf8').slice(-2000)}`,
+    });
 
   beforeAll(async () => {
     base = JSON.parse(readFileSync(EXAMPLE_DATASET, 'utf8').trim()) as SwebenchRecord;
@@ -88,7 +84,7 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
     expect(a.id).toMatch(/^b_/);
 
     // A's group arrives as rows while B is still running.
-    const first = await until('batch A results', async () => {
+    const first = await waitFor('batch A results', async () => {
       const got = await api('GET', `/v1/rollouts/${a.id}/results?format=polar&builder=prefix_merging`);
       return got.text.trim() === '' ? undefined : got;
     });
@@ -103,7 +99,7 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
     // resume). B's agents start and their calls are held at the gateway; nothing reaches the upstream.
     const paused = await api('POST', '/v1/generation/pause', { drain_timeout_ms: 30_000 });
     expect(paused).toMatchObject({ paused: true, drained: true });
-    const statusPaused = await until('a held call of batch B', async () => {
+    const statusPaused = await waitFor('a held call of batch B', async () => {
       const status = await api('GET', '/v1/status');
       return status.generation.held > 0 ? status : undefined;
     });
@@ -129,7 +125,7 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
     }
     expect(sim.stats.requests).toBe(requestsAtPause);
     expect(await api('POST', '/v1/generation/resume', { policy_version: 1 })).toMatchObject({ paused: false, policy_version: 1, weights: null });
-    await until('a model call after the resume', async () => sim.stats.requests > requestsAtPause || undefined, 30_000);
+    await waitFor('a model call after the resume', async () => sim.stats.requests > requestsAtPause || undefined, 30_000);
 
     // kill -9 mid-batch, then a restart on the same db resumes B under the same id.
     let reader = openStore(db, { readonly: true });
@@ -140,7 +136,7 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
     child!.kill('SIGKILL');
     expect((await child!).signal).toBe('SIGKILL');
     await startServer();
-    const finishedB = await until('batch B finished after the restart', async () => {
+    const finishedB = await waitFor('batch B finished after the restart', async () => {
       const got = await api('GET', `/v1/rollouts/${b.id}`);
       return got.status === 'finished' ? got : undefined;
     }, 300_000);
@@ -160,17 +156,17 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
 
     // Cancel: the batch ends cancelled and leaves no container behind.
     const c = await api('POST', '/v1/rollouts', { harness: 'pi', tasks: [row(4)], samples: 1 });
-    await until('batch C running', async () => (await api('GET', `/v1/rollouts/${c.id}`)).sessions.running > 0 || undefined);
+    await waitFor('batch C running', async () => (await api('GET', `/v1/rollouts/${c.id}`)).sessions.running > 0 || undefined);
     const cancelled = await api('DELETE', `/v1/rollouts/${c.id}`);
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.sessions).toMatchObject({ total: 1, done: 1, by_status: { cancelled: 1 } });
-    await until('C containers removed', async () => ((await (runtime as ContainerRuntime).listContainers(runFilter(`serve-${c.id}`))).length === 0) || undefined, 30_000);
+    await waitFor('C containers removed', async () => ((await (runtime as ContainerRuntime).listContainers(runFilter(`serve-${c.id}`))).length === 0) || undefined, 30_000);
     expect((await api('GET', `/v1/rollouts/${a.id}`)).status).toBe('finished');
 
     // The shared upstream was preflighted with the default sampling; the simulator's logprobs are raw (vLLM's
     // default), so a batch sampling at temperature 0.7 fails as `polar rollout` would exit 3, before any container.
     const hot = await api('POST', '/v1/rollouts', { harness: 'pi', tasks: [row(5)], samples: 1, sampling: { temperature: 0.7 } });
-    const failed = await until('the temperature-0.7 batch failed', async () => {
+    const failed = await waitFor('the temperature-0.7 batch failed', async () => {
       const got = await api('GET', `/v1/rollouts/${hot.id}`);
       return got.status === 'failed' ? got : undefined;
     }, 60_000);

@@ -11,6 +11,7 @@ import type { SglangGenerateWire } from '../../src/upstream/engines/sglang-api-t
 import type { ChatCompletionChunkWire } from '../../src/upstream/vllm-api-types.js';
 import { postJson } from './sim-test-client.js';
 import { readResponse } from '../helpers/read-response.js';
+import { until } from '../helpers/until.js';
 
 const LONG = 'The quick brown fox jumps over the lazy dog while the sun sets slowly behind the distant hills, and the river keeps running toward the sea.';
 const servers: SimServer[] = [];
@@ -51,14 +52,6 @@ function streamChat(url: string): { ids: number[]; logprobs: number[]; finish: (
     }
   })();
   return { ids: state.ids, logprobs: state.logprobs, finish: () => state.finish, done };
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 /** The weight version whose synthetic logprob each token has (raw logprobs: a function of position, id and version). */

@@ -8,6 +8,7 @@ import type { Policy } from '../../src/sim/policy.js';
 import { startSimServer, type SimServer, type SimServerOptions } from '../../src/sim/sim-server.js';
 import { sampledLogprob } from '../../src/sim/synthetic-logprobs.js';
 import { parsePrometheusText } from './parse-prometheus-text.js';
+import { until } from '../helpers/until.js';
 
 type VllmChunk = ChatCompletionChunk & { choices: (ChatCompletionChunk.Choice & { token_ids?: number[] | null })[] };
 type VllmCompletion = ChatCompletion & { choices: (ChatCompletion.Choice & { token_ids?: number[] | null })[] };
@@ -25,14 +26,6 @@ async function start(options: Partial<SimServerOptions> = {}): Promise<{ sim: Si
 }
 
 const ask = (text: string) => ({ model: 'polar-sim-qwen3', messages: [{ role: 'user' as const, content: text }], logprobs: true, return_token_ids: true });
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
 
 async function metricsOf(sim: SimServer) {
   const response = await fetch(sim.url.replace(/\/v1$/, '/metrics'));

@@ -11,6 +11,7 @@ import { startSimServer, type SimServer, type SimServerOptions } from '../../src
 import type { SglangChatCompletionWire } from '../../src/upstream/engines/sglang-api-types.js';
 import type { ChatCompletionChunkWire } from '../../src/upstream/vllm-api-types.js';
 import { postJson, postStream } from './sim-test-client.js';
+import { until } from '../helpers/until.js';
 
 const TOOLS = [{ type: 'function', function: { name: 'bash', description: 'Run a shell command.', parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] } } }];
 /** Reasoning then a tool call: the parsers hold back `</think>`, the `<tool_call>` tags and the call's name. */
@@ -56,14 +57,6 @@ function readStream(sim: SimServer, body: unknown): { read: StreamRead; ended: P
     }
   })();
   return { read, ended };
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
 }
 
 function streamedLogprobs(chunks: readonly ChatCompletionChunkWire[]): unknown[] {
