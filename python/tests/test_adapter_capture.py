@@ -78,13 +78,13 @@ class Defaults(unittest.TestCase):
                 self.assertEqual(submitted_capture(client), [None])
 
     def test_chat_is_an_explicit_opt_in(self) -> None:
-        client = support.FakeClient(constructed(split=False))  # nothing lost: the warning is for the opt-in itself
+        client = support.FakeClient(constructed(split=False))
         for run in (lambda: run_trl(client, capture="chat"), lambda: run_skyrl(client, step_wise=False, settings=PolarSettings("pi", "d", capture="chat")),
                     lambda: run_verl(client, PolarSettings("pi", "d"), capture="chat")):
             with self.assertLogs("polar_rollout", "WARNING") as logs:
                 run()
             self.assertIn("in chat capture", logs.output[0])
-            self.assertIn("39 of 39 sampled trainable tokens (100.0%)", logs.output[0])
+            self.assertIn("39 of 50 sampled trainable tokens (78.0%)", logs.output[0])
         self.assertEqual(submitted_capture(client), ["chat", "chat", "chat"])
 
     def test_the_adapter_parameter_wins_over_the_environment(self) -> None:
@@ -120,7 +120,8 @@ class ServerCannot(unittest.TestCase):
     def test_every_row_trainers_run_on_such_a_server(self) -> None:
         client = support.FakeClient(constructed(), token_in=False)
         output = run_skyrl(client, step_wise=True)
-        self.assertEqual(output["rollout_metrics"]["polar/yield"], 1.0)
+        self.assertEqual(submitted_capture(client), [None])
+        self.assertNotIn("polar/excluded/one-sequence-per-sample", output["rollout_metrics"])  # every row trained
 
     def test_a_server_from_before_capture_modes(self) -> None:
         client = support.FakeClient(constructed(), legacy=True)

@@ -1,8 +1,9 @@
 """Trainable-token yield (polar/yield) in every adapter's metrics, and the one-sequence choice's score.
 
-The constructed batch: sessions 1-3 sampled 39 trainable tokens in lineages the server trains (the title call and
-the sub-agent weigh 0); session 2's main lineage split by drift (chat capture) into rows of 9 and 6 sampled tokens, of
-which a one-sequence trainer takes the longer one. ``split=False`` is the same batch captured token-in.
+The constructed batch: sessions 1-3 sampled 50 tokens, 39 of them in main lineages (session 1's title call, 2 tokens,
+and session 3's sub-agent, 9, are lineages the server weighs 0); session 2's main lineage split by drift (chat capture)
+into rows of 9 and 6 sampled tokens, of which a one-sequence trainer takes the longer one. ``split=False`` is the same
+batch captured token-in; ``main_only`` drops the side lineages (a harness that makes no side calls).
 """
 
 from __future__ import annotations
@@ -21,8 +22,22 @@ from rows_fixture import Fixture, constructed, fixtures
 
 
 def sampled(fixture: Fixture) -> int:
-    """Independently of the adapters: mask-1 tokens of the server's weighted per_request rows."""
-    return sum(sum(row["loss_mask"]) for row in fixture.per_request if row["loss_weight"] > 0 and row["status"] != "infra_error")
+    """Independently of the adapters: mask-1 tokens of the server's per_request rows of trainable sessions."""
+    return sum(sum(row["loss_mask"]) for row in fixture.per_request if row["status"] != "infra_error")
+
+
+def main_only(fixture: Fixture) -> Fixture:
+    """The batch without its side lineages."""
+    def keep(rows: list) -> list:
+        return [row for row in rows if row["lineage_kind"] == "main"]
+    return Fixture(fixture.name + "-main", keep(fixture.per_request), keep(fixture.prefix_merging), fixture.samples, fixture.tasks,
+                   fixture.infra_session_ids, fixture.excluded)
+
+
+def unexplained(metrics: dict) -> float:
+    """Sampled tokens neither received nor excluded with a reason (must be 0: nothing is lost silently)."""
+    excluded = sum(value for name, value in metrics.items() if name.startswith("polar/excluded_trainable_tokens/"))
+    return metrics["polar/yield_sampled_tokens"] - metrics["polar/yield_received_tokens"] - excluded
 
 
 def split_off(fixture: Fixture) -> int:
@@ -52,15 +67,26 @@ class Yield(unittest.TestCase):
                     self.assertEqual(metrics["polar/yield"], metrics["polar/yield_received_tokens"] / metrics["polar/yield_sampled_tokens"])
 
     def test_token_in_every_trainer_receives_every_sampled_token(self) -> None:
-        fixture = constructed(split=False)
+        fixture = main_only(constructed(split=False))
+        self.assertEqual(sampled(fixture), 39)
         for name, metrics in yields(fixture).items():
             if name == "slime":
                 continue  # slime sets the group missing an infra session aside (incomplete-group): below
             with self.subTest(trainer=name):
                 self.assertEqual((metrics["polar/yield_received_tokens"], metrics["polar/yield"]), (39.0, 1.0))
 
+    def test_lineages_weighed_0_count_as_not_received(self) -> None:
+        fixture = constructed(split=False)
+        self.assertEqual(sampled(fixture), 50)
+        for name, metrics in yields(fixture).items():
+            with self.subTest(trainer=name):
+                if name != "slime":
+                    self.assertEqual((metrics["polar/yield_received_tokens"], metrics["polar/yield"]), (39.0, 39 / 50))
+                if name not in ("verl",):  # verl has no channel for exclusion counts (ADAPTERS.md)
+                    self.assertEqual(unexplained(metrics), 0)
+
     def test_chat_split_shows_what_one_sequence_trainers_lose(self) -> None:
-        fixture = constructed()
+        fixture = main_only(constructed())
         lost = split_off(fixture)
         self.assertEqual((sampled(fixture), lost), (39, 6))
         metrics = yields(fixture)
@@ -68,18 +94,20 @@ class Yield(unittest.TestCase):
         for name in ("skyrl trajectory", "verl", "trl"):
             with self.subTest(trainer=name):
                 self.assertEqual(metrics[name]["polar/yield_received_tokens"], 39.0 - lost)
-                if name != "verl":  # verl has no metrics channel for exclusions (ADAPTERS.md)
+                if name != "verl":
                     self.assertEqual(metrics[name]["polar/excluded_trainable_tokens/one-sequence-per-sample"], lost)
+                    self.assertEqual(unexplained(metrics[name]), 0)
 
     def test_a_group_set_aside_counts_as_given(self) -> None:
         # slime's rollout function replaces the group that lost session 4 (infra) by over-sampling: session 3's
         # 9 tokens were given to the adapter and not trained
-        metrics = run_slime(constructed(split=False)).output.metrics
+        metrics = run_slime(main_only(constructed(split=False))).output.metrics
         self.assertEqual((metrics["polar/yield_received_tokens"], metrics["polar/excluded_trainable_tokens/incomplete-group"]), (30.0, 9.0))
+        self.assertEqual(unexplained(metrics), 0)
 
     def test_a_silently_dropped_sample_shows(self) -> None:
         # yield is counted from what the trainer trains, not from what the adapter says it excluded
-        fixture = constructed(split=False)
+        fixture = main_only(constructed(split=False))
         output, _ = skyrl.to_generator_output(skyrl_slots(fixture, fixture.per_request), step_wise=True)
         samples = skyrl.normalise(output)
         given = sessions_of(fixture.per_request)
@@ -94,8 +122,8 @@ class Yield(unittest.TestCase):
                 with self.subTest(fixture=fixture.name, trainer=name):
                     self.assertEqual(metrics["polar/yield_sampled_tokens"], sampled(fixture))
                     self.assertLessEqual(metrics["polar/yield"], 1.0)
-                    if name == "skyrl step-wise":
-                        self.assertEqual(metrics["polar/yield"], 1.0)
+                    if name != "verl":
+                        self.assertEqual(unexplained(metrics), 0)
 
     def test_tally_logs_once_the_batch_is_in(self) -> None:
         tally = YieldTally(2)
@@ -114,8 +142,8 @@ class Yield(unittest.TestCase):
                                   _tokenizer=SimpleNamespace(eos_token_id=0), _metrics={"train": defaultdict(list), "eval": defaultdict(list)})
         with self.assertLogs("polar_rollout", "WARNING") as logs:  # token-in was asked, yet a lineage split: said
             trl.make_rollout_func(client=client, settings=PolarSettings("pi", "d"))([t for t in fixture.tasks for _ in range(2)], trainer)
-        self.assertIn("33 of 39", logs.output[0])
-        self.assertEqual(trainer._metrics["train"]["polar/yield"], [33 / 39])
+        self.assertIn("33 of 50", logs.output[0])
+        self.assertEqual(trainer._metrics["train"]["polar/yield"], [33 / 50])
         self.assertEqual(trainer._metrics["train"]["polar/excluded/one-sequence-per-sample"], [1.0])
 
 

@@ -2,20 +2,21 @@
 
 ``yield = received / sampled`` over the sessions an adapter was given in one step:
 
-- ``sampled``: the loss-mask-1 tokens of every row weighed above 0 (``loss_weight`` > 0) of every trainable
-  session the adapter was given (status not ``infra_error`` / ``eval_error``). In ``prefix_merging`` and
-  ``per_request`` rows alike, each token a call sampled has mask 1 in exactly one row, so this is the number of
-  tokens the model sampled in the lineages the server trains (its lineage weights leave out side calls and, by
-  default, sub-agents). Sessions of a group the adapter then sets aside (slime's surplus or filtered groups, a
-  group missing a session under ``signal="reward"``) count: they were given.
+- ``sampled``: the loss-mask-1 tokens of every row of every trainable session the adapter was given (status not
+  ``infra_error`` / ``eval_error``). In ``prefix_merging`` and ``per_request`` rows alike, each token a call sampled
+  has mask 1 in exactly one row, so this is every token the model sampled in those sessions, whatever lineage the
+  server put it in. Sessions of a group the adapter then sets aside (slime's surplus or filtered groups, a group
+  missing a session under ``signal="reward"``) count: they were given.
 - ``received``: the mask-1 tokens of the sequences the trainer trains, read the way the trainer reads them
   (each adapter's ``normalise``: slime's ``remove_sample`` zeroes a mask, TRL pads ``env_mask``...);
   placeholders carry none.
 
-An adapter that trains every row (slime, SkyRL step-wise) receives what was sampled: 100%. A trainer that takes
-one sequence per sample (verl, TRL, SkyRL trajectory mode) receives one row per session: 100% when every session's
-trained lineage is one row (token-in capture), less when drift split a lineage (chat capture). Nothing below 100%
-is silent: the metrics carry the figure, and ``polar/excluded_trainable_tokens/<reason>`` says where the rest went.
+So every token the trainer does not train counts against it, each with its reason in
+``polar/excluded_trainable_tokens/<reason>``: ``one-sequence-per-sample`` (a trainer taking one sequence per sample
+was handed a lineage split into several rows: chat capture), ``loss-weight-0`` (a lineage the server weighs 0: side
+calls such as titles and, by default, sub-agents; a turn the server mistook for one shows here too, which is how
+this figure found one), ``incomplete-group``, ``filtered``, ``surplus-group``. With token-in capture and sessions
+of one lineage (a harness without side calls or sub-agents), every trainer receives 100%.
 """
 
 from __future__ import annotations
@@ -55,10 +56,10 @@ class TrainerYield:
 
 
 def session_sampled_tokens(session: Optional[Session]) -> int:
-    """The sampled trainable tokens of one session (0 for none, or an infra / eval error)."""
+    """The sampled trainable (mask-1) tokens of one session's rows (0 for none, or an infra / eval error)."""
     if session is None or session.status in UNTRAINABLE_STATUSES:
         return 0
-    return sum(trainable_count(row) for row in session.rows if row["loss_weight"] > 0)
+    return sum(trainable_count(row) for row in session.rows)
 
 
 def received_tokens(samples: Iterable[NormalisedSample]) -> int:
