@@ -37,6 +37,8 @@ export interface YieldLine {
   trainer: YieldTrainer;
   received: number;
   sampled: number;
+  /** Trainable tokens of the rows or sessions the adapter declared excluded, by reason. */
+  excluded: Record<string, number>;
   /** Rows the adapter read (prefix_merging, or per_request for SkyRL step-wise). */
   rows: number;
   problems: string[];
@@ -88,11 +90,16 @@ async function measureHarness(harness: TokenInHarness, sessions: ReturnType<type
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => {
-      const parsed = JSON.parse(line) as { task: string; trainer: YieldTrainer; received: number; sampled: number; rows: number; problems: string[] };
+      const parsed = JSON.parse(line) as { task: string; trainer: YieldTrainer; received: number; sampled: number; excluded: Record<string, number>; rows: number; problems: string[] };
       const scenario = byTask.get(parsed.task);
       if (scenario === undefined) throw new Error(`yield_report.py named an unknown task ${parsed.task}`);
       if (parsed.problems.length > 0) throw new Error(`${harness} ${parsed.task} ${parsed.trainer}: ${parsed.problems.join('; ')}`);
-      return { harness, scenario, trainer: parsed.trainer, received: parsed.received, sampled: parsed.sampled, rows: parsed.rows, problems: parsed.problems };
+      // Nothing lost silently: every sampled token the trainer does not receive was declared excluded, with a reason.
+      const excluded = Object.values(parsed.excluded).reduce((sum, tokens) => sum + tokens, 0);
+      if (parsed.received + excluded !== parsed.sampled) {
+        throw new Error(`${harness} ${parsed.task} ${parsed.trainer}: received ${parsed.received} + excluded ${excluded} != sampled ${parsed.sampled}`);
+      }
+      return { harness, scenario, trainer: parsed.trainer, received: parsed.received, sampled: parsed.sampled, excluded: parsed.excluded, rows: parsed.rows, problems: parsed.problems };
     });
 }
 
