@@ -59,10 +59,10 @@ class Conflict(PolarError):
 class CaptureUnavailable(PolarError):
     """409 ``capture_unavailable``: the batch asked for a capture mode the server or its engine cannot do.
 
-    ``polar serve`` answers it when a batch asks for ``"capture": "token_in"`` and the server was started
-    without ``--token-in`` or its engine has no token-in route (the hint names the fix). The trainer adapters
-    also raise it when a server that predates per-batch capture refuses the field, or answers with another
-    capture than the one asked for; their hint adds the opt-in to chat mode.
+    ``polar serve`` answers it when a batch asks for ``"capture": "token_in"`` and an engine behind it has no
+    usable token-in route (or for ``"chat"``, an SGLang whose chat answers carry no token ids); the hint names the
+    fix. The trainer adapters also raise it when a server that predates per-batch capture refuses the field, or
+    answers with another capture than the one asked for; their hint adds the opt-in to chat mode.
     """
 
     error_type = "capture_unavailable"

@@ -4,12 +4,14 @@ Import this module first in every adapter test. The fake client answers ``submit
 with the client's documented signatures, from a fixture's rows of the asked builder: the groups of the
 submitted tasks, in the order given by ``group_order`` (so a test can deliver an incomplete group first).
 Its ``submit`` follows the server's capture contract: the batch runs in the capture asked for, else the
-server's default (``default_capture``); a token-in batch on a server without token-in (``token_in=False``) is
-refused with 409 ``capture_unavailable``, and ``legacy=True`` is a server that predates the field (400).
+server's default (``default_capture``); a token-in batch on a server whose engine cannot (``token_in=False``) is
+refused with 409 ``capture_unavailable`` worded as polar serve words it, and ``legacy=True`` is a server that
+predates the field (400).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from dataclasses import dataclass
@@ -86,8 +88,11 @@ class FakeClient:
         if self.legacy and capture is not None:
             raise error_from_response(400, b'{"error":{"type":"invalid_request","message":"body: Unrecognized key: \\"capture\\""}}', "POST /v1/rollouts")
         if capture == "token_in" and not self.token_in:
-            raise error_from_response(409, b'{"error":{"type":"capture_unavailable","message":"This batch asks for token_in capture, but polar serve runs without --token-in.",'
-                                           b'"hint":"Start polar serve with --token-in."}}', "POST /v1/rollouts")
+            raise error_from_response(409, json.dumps({"error": {
+                "type": "capture_unavailable",
+                "message": '"capture": "token_in" is not available: vLLM at http://127.0.0.1:8000/v1: /v1/completions answered no token ids',
+                "hint": "vLLM >= 0.10.2 serves /tokenize with messages and /v1/completions with return_token_ids: point --upstream at the server "
+                        'itself, not a proxy that hides them. Or send "capture": "chat".'}}).encode(), "POST /v1/rollouts")
         batch_id = f"b_{len(self.batches) + 1}"
         self.batches[batch_id] = {"tasks": names, "samples": samples, "capture": capture or self.default_capture}
         return FakeBatch(batch_id, capture=None if self.legacy else capture or self.default_capture)

@@ -105,8 +105,8 @@ class Defaults(unittest.TestCase):
 class ServerCannot(unittest.TestCase):
     def assert_refused(self, error: CaptureUnavailable) -> None:
         self.assertEqual((error.type, error.status), ("capture_unavailable", 409))
-        self.assertIn("--token-in", str(error))  # the server's fix ...
-        self.assertIn("POLAR_CAPTURE=chat", str(error))  # ... and the opt-in
+        self.assertIn("vLLM >= 0.10.2", str(error))  # the server's fix ...
+        self.assertIn("POLAR_CAPTURE=chat", str(error))  # ... and the adapter's opt-in
 
     def test_one_sequence_trainers_fail_at_submit(self) -> None:
         for name, run in (("trl", lambda c: run_trl(c)), ("skyrl trajectory", lambda c: run_skyrl(c, step_wise=False)),

@@ -23,7 +23,11 @@ CHAT_OPT_IN = (
     "sample then trains one row of each session whose lineage split, and logs each step's yield (polar/yield)."
 )
 
-_SERVER_FIX = "Start polar serve with --token-in (and --tool-format for the engine's tool-call parser) on an engine with a token-in route (vLLM /v1/completions, SGLang /generate)."
+_SERVER_FIX = (
+    "Token-in needs an engine with a token-in route, reached directly: vLLM >= 0.10.2 (/tokenize with messages, "
+    "/v1/completions with return_token_ids) or a recent SGLang (/tokenize rendering chat messages, /generate); "
+    "polar serve --token-in (with --tool-format) makes it every batch's default."
+)
 
 
 def check_capture(capture: Optional[str], where: str) -> Optional[str]:
@@ -42,7 +46,7 @@ def capture_refused(error: PolarError, asked: str) -> Optional[CaptureUnavailabl
     if isinstance(error, InvalidRequest) and "capture" in error.message:
         return CaptureUnavailable(
             f"polar serve refused the batch field capture={asked!r} ({error.message}): it predates per-batch capture modes.",
-            hint=f"Update polar, then {_SERVER_FIX[0].lower()}{_SERVER_FIX[1:]} {CHAT_OPT_IN}",
+            hint=f"Update polar. {_SERVER_FIX} {CHAT_OPT_IN}",
             status=error.status,
         )
     return None
