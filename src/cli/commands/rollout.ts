@@ -37,6 +37,7 @@ export interface RolloutFlags extends ContainerLimitFlags, TaskSetFlags, Samplin
   samples: number;
   timeout: number;
   json?: boolean;
+  verbose?: boolean;
 }
 
 export function registerRolloutCommand(program: Command): void {
@@ -71,6 +72,7 @@ export function registerRolloutCommand(program: Command): void {
     .option('--ready-buffer <n>', 'prepared containers waiting for a run slot', parseIntegerOption('--ready-buffer', 1))
     .option('--no-eval', 'do not evaluate the patches (SWE-bench) in the post stage')
     .option('--json', 'print one JSON event per line')
+    .option('--verbose', 'also print each session\'s phase times and the engine totals with what they could not measure')
     .option('--cpus <n>', 'CPUs per session container (default 2)', parseCpus)
     .option('--memory <size>', 'memory per session container, e.g. 4g or 512m (default 4g)', parseMemory)
     .option('--pids-limit <n>', 'processes per session container (default 4096)', parsePids);

@@ -29,6 +29,7 @@ export interface ServeFlags extends ContainerLimitFlags {
   eval: boolean;
   maxBodyBytes: number;
   json?: boolean;
+  verbose?: boolean;
 }
 
 
@@ -57,6 +58,7 @@ export function registerServeCommand(program: Command): void {
     .option('--no-eval', 'do not evaluate patches by default (batches may set evaluate)')
     .option('--max-body-bytes <n>', 'largest accepted request body', parseIntegerOption('--max-body-bytes', 1024), 32 * 1024 * 1024)
     .option('--json', 'print one JSON line per engine event')
+    .option('--verbose', 'print what the server does as it does it: batches, ended sessions, completed groups, pauses and resumes')
     .option('--cpus <n>', 'CPUs per session container (default 2)', parseCpus)
     .option('--memory <size>', 'memory per session container, e.g. 4g (default 4g)', parseMemory)
     .option('--pids-limit <n>', 'processes per session container (default 4096)', parsePids)
