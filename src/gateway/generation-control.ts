@@ -47,6 +47,11 @@ export interface GenerationControl {
   changeVersion(version: number, weightsChanged: boolean): VersionChange;
   /** The model name calls are sent with when a resume set one (a LoRA adapter), else undefined. */
   upstreamModel(): string | undefined;
+  /**
+   * polar is about to ask the engine to abort (pause abort, sleep): the calls in flight whose answer is not
+   * complete end engine_aborted, whatever their stream reports. Call right before the request goes out; returns how many.
+   */
+  markEngineAbort(): number;
 }
 
 /** Thrown by `resume` for a policy version lower than the one in force. */
@@ -175,5 +180,9 @@ export class GenerationGate implements GenerationControl {
 
   upstreamModel(): string | undefined {
     return this.#upstreamModel;
+  }
+
+  markEngineAbort(): number {
+    return this.#calls.markEngineAbort();
   }
 }

@@ -14,6 +14,7 @@ import { readBody, UpstreamConnectionError, type UpstreamResponse } from '../ups
 import type { EngineAdapter } from '../upstream/engines/engine.js';
 import { validateConversation } from '../providers/validate-conversation.js';
 import { answerError, type CallContext, commitCall } from './call-context.js';
+import { abortedByPolarError } from './engine-aborted-error.js';
 import type { GenerationGate } from './generation-control.js';
 import { relayCompletion } from './relay-completion.js';
 import { relayStream } from './relay-stream.js';
@@ -154,6 +155,13 @@ async function recordFailure(context: CallContext, error: unknown, clientGone: b
     answerError(context, { kind: 'upstream-error', status: 502, message });
     return;
   }
+  const byPolar = clientGone ? undefined : abortedByPolarError(context, null);
+  if (byPolar !== undefined && !context.res.destroyed) {
+    // The engine was told to abort while this call was under way: whatever failed, the call is aborted.
+    await safeCommit(context, 'engine_aborted', byPolar.message, byPolar.status);
+    answerError(context, byPolar);
+    return;
+  }
   if (clientGone || (error instanceof UpstreamConnectionError && error.kind === 'aborted')) {
     await safeCommit(context, 'client_aborted', 'the client closed the connection before the upstream answered; the upstream request was cancelled', 499);
     return;
@@ -174,7 +182,7 @@ async function recordFailure(context: CallContext, error: unknown, clientGone: b
 
 async function safeCommit(
   context: CallContext,
-  status: 'client_aborted' | 'upstream_timeout' | 'upstream_unavailable' | 'upstream_error' | 'internal_error',
+  status: 'client_aborted' | 'upstream_timeout' | 'upstream_unavailable' | 'upstream_error' | 'internal_error' | 'engine_aborted',
   message: string,
   httpStatus: number,
 ): Promise<void> {

@@ -112,6 +112,8 @@ export const SIM_SPEC_OPTIONS: Record<string, Setter> = {
   'runtime-lora-updating': controlFlag('runtimeLora'),
   'enable-memory-saver': controlFlag('memorySaver'),
   'pause-keep': controlFlag('pauseKeep'),
+  'sleep-pauses-scheduler': controlFlag('sleepPausesScheduler'),
+  'streamed-tool-finish': oneOf('streamedToolFinish', ['any', 'stop']),
 };
 
 /** Splits `sim:<policy>?a=1&b=2` into the policy spec (`noop` for bare `sim`) and server options. */

@@ -44,6 +44,8 @@ export const SPEC_FLAGS: [flag: string, key: string, description: string][] = [
   ['--fail-session <text,...>', 'failSession', 'for each text, the first conversation containing it fails for good (500s): one session of a task ends infra_error'],
   ['--answer-model <name>', 'answerModel', 'answer with this model field whatever was asked (misrouted server)'],
   ['--vllm-compat <version>', 'vllmCompat', "imitate vLLM <version>'s version-dependent behaviour (e.g. 0.10.2, 0.12.0, 0.17.0)"],
+  ['--streamed-tool-finish <rule>', 'streamedToolFinish', 'after streamed tool-call pieces: any (default, vLLM: an aborted or length-cut stream ends tool_calls too) | stop (only a natural stop does)'],
+  ['--sleep-pauses-scheduler <bool>', 'sleepPausesScheduler', 'vLLM: true (default, current) /is_sleeping is true while paused and /wake_up resumes a paused scheduler; false: older vLLM, executor only'],
   ['--context-error <style>', 'contextError', 'context-overflow wording: legacy | v0.11 | new (default: by --vllm-compat)'],
   ['--first-token-ms <ms>', 'firstTokenMs', 'simulated time to first token'],
   ['--per-token-ms <ms>', 'perTokenMs', 'simulated time per sampled token'],
