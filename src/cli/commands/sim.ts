@@ -1,6 +1,6 @@
 // `polar sim`: the built-in simulated model on a real socket, vLLM-compatible or SGLang-shaped (--engine sglang).
 import type { Command } from 'commander';
-import { parseIntegerOption } from '../parse-number-option.js';
+import { parsePortOption } from '../parse-number-option.js';
 
 /** The policy specs for the help text, written out so that `--help` loads no simulator code (a test compares them with knownPolicySpecs()). */
 export const SIM_POLICY_SPECS = ['noop', 'oracle:<dataset.jsonl>', 'scripted:<file.json>'];
@@ -69,7 +69,7 @@ export function registerSimCommand(program: Command): void {
     .description('Serve the built-in simulated model (vLLM-compatible, or SGLang-shaped with --engine sglang; real Qwen3 tokenizer and chat template)')
     .option('--policy <spec>', `what the model does: ${SIM_POLICY_SPECS.join(' | ')}`, 'noop')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <n>', 'port to listen on (0 = any free port)', parseIntegerOption('--port'), 8000)
+    .option('--port <n>', 'port to listen on (0 = any free port)', parsePortOption(), 8000)
     .option('--model-name <name>', 'served model name (default polar-sim-qwen3)')
     .option('--no-token-ids', 'imitate vLLM < 0.10.2 (ignore return_token_ids); with --engine sglang, SGLang before PR #30917 (no token ids on chat)')
     .option('--no-tool-calling', 'imitate a server started without --enable-auto-tool-choice')
