@@ -88,7 +88,10 @@ export async function handleModelCall(
     const upstream = route ? await route.send(abort.signal, accept) : await context.upstream.chatCompletions(context.upstreamRequest, abort.signal, accept);
     context.res.off('close', onClientClose);
     if (parsed.stream && upstream.status === 200) {
-      await relayStream(context, upstreamStreams ? upstream : await replayAsStream(upstream, context.engine), abort);
+      const relayed = upstreamStreams ? upstream : await replayAsStream(upstream, context.engine);
+      // A non-streamed answer replayed as a stream is whole already: an abort sent from now on does not touch it.
+      if (!upstreamStreams) context.answerComplete = true;
+      await relayStream(context, relayed, abort);
     } else {
       await relayCompletion(context, upstream);
     }
