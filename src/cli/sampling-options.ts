@@ -20,7 +20,7 @@ function parseNumber(flag: string): (value: string) => number {
 function parseInteger(flag: string): (value: string) => number {
   return (value) => {
     const parsed = Number(value);
-    if (value.trim() === '' || !Number.isInteger(parsed)) throw new UsageError(`${flag} must be an integer, got "${value}"`);
+    if (value.trim() === '' || !Number.isSafeInteger(parsed)) throw new UsageError(`${flag} must be an integer (at most 2^53 - 1 in size), got "${value}"`);
     return parsed;
   };
 }
@@ -28,7 +28,7 @@ function parseInteger(flag: string): (value: string) => number {
 /** `151645,151643` → ids. */
 export function parseTokenIdList(value: string): number[] {
   const ids = value.split(',').map((part) => Number(part.trim()));
-  if (ids.length === 0 || !ids.every((id) => Number.isInteger(id) && id >= 0)) {
+  if (ids.length === 0 || !ids.every((id) => Number.isSafeInteger(id) && id >= 0)) {
     throw new UsageError(`--eos-token-ids must be comma-separated token ids, got "${value}"`, 'E.g. --eos-token-ids 151645,151643 (Qwen).');
   }
   return ids;

@@ -20,3 +20,8 @@ export function resolveCacheDir(env: Env = process.env): string {
 export function resolveCalibrationsPath(env: Env = process.env): string {
   return path.join(resolveCacheDir(env), 'engine-calibrations.json');
 }
+
+/** What `polar engine …` last asked each engine replica (paused, asleep): a JSON file in polar's cache dir. */
+export function resolveEngineControlPath(env: Env = process.env): string {
+  return path.join(resolveCacheDir(env), 'engine-control.json');
+}

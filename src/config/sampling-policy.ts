@@ -45,6 +45,9 @@ export interface SamplingFlags {
   seed?: number;
 }
 
+/** The highest temperature accepted: far above any useful one (vLLM sets no bound; a huge one is a typo). */
+export const MAX_TEMPERATURE = 100;
+
 type NumericField = 'temperature' | 'topP' | 'topK' | 'minP' | 'maxTokens' | 'seed';
 const NUMERIC_FIELDS: readonly NumericField[] = ['temperature', 'topP', 'topK', 'minP', 'maxTokens', 'seed'];
 const FLAG_NAMES: Record<NumericField, string> = {
@@ -140,24 +143,25 @@ function checkValue(
     throw new ErrorType(`${name} must be ${rule} (got ${value})`, 'See the README section "Sampling and logprobs".');
   };
   if (!Number.isFinite(value)) fail('a finite number');
+  // Integers are safe integers (a larger one is silently another number); temperature is bounded above.
   switch (field) {
     case 'temperature':
-      if (value < 0) fail('>= 0');
+      if (value < 0 || value > MAX_TEMPERATURE) fail(`in [0, ${MAX_TEMPERATURE}]`);
       break;
     case 'topP':
       if (value <= 0 || value > 1) fail('in (0, 1]');
       break;
     case 'topK':
-      if (!Number.isInteger(value) || value < -1) fail('-1 (off), 0 (off) or a positive integer');
+      if (!Number.isSafeInteger(value) || value < -1) fail('-1 (off), 0 (off) or a positive integer (at most 2^53 - 1)');
       break;
     case 'minP':
       if (value < 0 || value > 1) fail('in [0, 1]');
       break;
     case 'maxTokens':
-      if (!Number.isInteger(value) || value < 1) fail('a positive integer');
+      if (!Number.isSafeInteger(value) || value < 1) fail('a positive integer (at most 2^53 - 1)');
       break;
     case 'seed':
-      if (!Number.isInteger(value)) fail('an integer');
+      if (!Number.isSafeInteger(value)) fail('an integer between -(2^53 - 1) and 2^53 - 1');
       break;
   }
   return value;

@@ -3,6 +3,7 @@
 // or are frozen by the engine (a keep pause) and continue under the new weights after the resume, with the
 // token where their version changed recorded (in-flight-versions.ts). The policy version in force when a
 // call is sent upstream is recorded on that call.
+import { timerDelay } from '../config/numeric-bounds.js';
 import { type InFlightCall, InFlightCalls, type VersionChange } from './in-flight-versions.js';
 
 export interface GenerationState {
@@ -47,6 +48,11 @@ export interface GenerationControl {
   changeVersion(version: number, weightsChanged: boolean): VersionChange;
   /** The model name calls are sent with when a resume set one (a LoRA adapter), else undefined. */
   upstreamModel(): string | undefined;
+  /**
+   * polar is about to ask the engine to abort (pause abort, sleep): the calls in flight whose answer is not
+   * complete end engine_aborted, whatever their stream reports. Call right before the request goes out; returns how many.
+   */
+  markEngineAbort(): number;
 }
 
 /** Thrown by `resume` for a policy version lower than the one in force. */
@@ -77,7 +83,7 @@ export class GenerationGate implements GenerationControl {
   readonly #hooks: GateHooks;
 
   constructor(policyVersion = 0, hooks: GateHooks = {}) {
-    if (!Number.isInteger(policyVersion) || policyVersion < 0) throw new PolicyVersionError(`policy version must be a non-negative integer, got ${policyVersion}`);
+    if (!Number.isSafeInteger(policyVersion) || policyVersion < 0) throw new PolicyVersionError(`policy version must be an integer from 0 to 2^53 - 1, got ${policyVersion}`);
     this.#policyVersion = policyVersion;
     this.#hooks = hooks;
   }
@@ -127,7 +133,7 @@ export class GenerationGate implements GenerationControl {
       this.#pausedAt = Date.now();
     }
     if (this.#calls.size === 0) return { drained: true, inFlight: 0 };
-    const timeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+    const timeoutMs = timerDelay(options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.#drainWaiters.delete(done);
@@ -144,8 +150,8 @@ export class GenerationGate implements GenerationControl {
 
   resume(options: { policyVersion?: number; upstreamModel?: string } = {}): void {
     const next = options.policyVersion ?? this.#policyVersion;
-    if (!Number.isInteger(next) || next < this.#policyVersion) {
-      throw new PolicyVersionError(`policy version ${next} is not an integer >= the current version ${this.#policyVersion}`);
+    if (!Number.isSafeInteger(next) || next < this.#policyVersion) {
+      throw new PolicyVersionError(`policy version ${next} is not an integer (at most 2^53 - 1) >= the current version ${this.#policyVersion}`);
     }
     this.#policyVersion = next;
     if (options.upstreamModel !== undefined) this.#upstreamModel = options.upstreamModel;
@@ -175,5 +181,9 @@ export class GenerationGate implements GenerationControl {
 
   upstreamModel(): string | undefined {
     return this.#upstreamModel;
+  }
+
+  markEngineAbort(): number {
+    return this.#calls.markEngineAbort();
   }
 }

@@ -14,6 +14,7 @@ import { readBody, UpstreamConnectionError, type UpstreamResponse } from '../ups
 import type { EngineAdapter } from '../upstream/engines/engine.js';
 import { validateConversation } from '../providers/validate-conversation.js';
 import { answerError, type CallContext, commitCall } from './call-context.js';
+import { abortedByPolarError } from './engine-aborted-error.js';
 import type { GenerationGate } from './generation-control.js';
 import { relayCompletion } from './relay-completion.js';
 import { relayStream } from './relay-stream.js';
@@ -87,7 +88,10 @@ export async function handleModelCall(
     const upstream = route ? await route.send(abort.signal, accept) : await context.upstream.chatCompletions(context.upstreamRequest, abort.signal, accept);
     context.res.off('close', onClientClose);
     if (parsed.stream && upstream.status === 200) {
-      await relayStream(context, upstreamStreams ? upstream : await replayAsStream(upstream, context.engine), abort);
+      const relayed = upstreamStreams ? upstream : await replayAsStream(upstream, context.engine);
+      // A non-streamed answer replayed as a stream is whole already: an abort sent from now on does not touch it.
+      if (!upstreamStreams) context.answerComplete = true;
+      await relayStream(context, relayed, abort);
     } else {
       await relayCompletion(context, upstream);
     }
@@ -154,6 +158,13 @@ async function recordFailure(context: CallContext, error: unknown, clientGone: b
     answerError(context, { kind: 'upstream-error', status: 502, message });
     return;
   }
+  const byPolar = clientGone ? undefined : abortedByPolarError(context, null);
+  if (byPolar !== undefined && !context.res.destroyed) {
+    // The engine was told to abort while this call was under way: whatever failed, the call is aborted.
+    await safeCommit(context, 'engine_aborted', byPolar.message, byPolar.status);
+    answerError(context, byPolar);
+    return;
+  }
   if (clientGone || (error instanceof UpstreamConnectionError && error.kind === 'aborted')) {
     await safeCommit(context, 'client_aborted', 'the client closed the connection before the upstream answered; the upstream request was cancelled', 499);
     return;
@@ -174,7 +185,7 @@ async function recordFailure(context: CallContext, error: unknown, clientGone: b
 
 async function safeCommit(
   context: CallContext,
-  status: 'client_aborted' | 'upstream_timeout' | 'upstream_unavailable' | 'upstream_error' | 'internal_error',
+  status: 'client_aborted' | 'upstream_timeout' | 'upstream_unavailable' | 'upstream_error' | 'internal_error' | 'engine_aborted',
   message: string,
   httpStatus: number,
 ): Promise<void> {

@@ -18,6 +18,13 @@ export interface InFlightCall {
   versionBoundaries?: [number, number][];
   /** Why the call's per-token versions are unknown (it is then never trained on). */
   versionUnobserved?: VersionUnobservedReason;
+  /** The upstream answer has reached its end (a streamed finish, or the whole body): an abort sent later does not touch it. */
+  answerComplete?: boolean;
+  /**
+   * polar asked the engine to abort its requests (a pause in abort mode, a sleep) while this call's answer was
+   * incomplete: the call is engine_aborted whatever finish reason (or none) its stream reports.
+   */
+  engineAbortSent?: boolean;
 }
 
 /**
@@ -96,6 +103,20 @@ export class InFlightCalls {
     }
     this.frozen.clear();
     return change;
+  }
+
+  /**
+   * polar is about to ask the engine to abort its requests: every call in flight whose answer has not reached
+   * its end is marked (synchronously, before the request leaves). Returns how many.
+   */
+  markEngineAbort(): number {
+    let marked = 0;
+    for (const call of this.calls) {
+      if (call.answerComplete === true) continue;
+      call.engineAbortSent = true;
+      marked += 1;
+    }
+    return marked;
   }
 
   /** The engine resumed without a version change: nothing to bound. */

@@ -6,7 +6,7 @@ import { readBody, UpstreamConnectionError } from '../upstream/upstream-client.j
 import type { UpstreamResponse } from '../upstream/upstream-client.js';
 import { answerError, type CallContext, commitCall, markFirstByte } from './call-context.js';
 import { classifyEarlyClose, classifyUpstreamError } from './classify-upstream-error.js';
-import { engineAbortedError } from './engine-aborted-error.js';
+import { abortedByPolarError, engineAbortedError } from './engine-aborted-error.js';
 import { sendJsonText } from './send-json.js';
 
 /** Contract: always answers the client (unless it left) and commits exactly one record. */
@@ -14,7 +14,14 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
   let raw: Buffer;
   try {
     raw = await readBody(upstream.body);
+    // The whole answer is in: an abort polar sends from now on does not touch this call.
+    context.answerComplete = true;
   } catch (error) {
+    // Cut after polar asked the engine to abort: aborted, not an upstream failure.
+    if (context.engineAbortSent === true && !context.res.destroyed) {
+      await abortedByPolar(context, null, undefined);
+      return;
+    }
     // Headers arrived but the body did not: a stall past the idle timeout, or a dropped connection.
     if (upstream.timedOut()) {
       throw new UpstreamConnectionError('upstream stalled while sending its answer, past the gateway timeout', 'timeout', { cause: error });
@@ -24,6 +31,10 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
     const early = classifyEarlyClose((error as Error).message);
     await commitCall(context, { status: early.status, error: early.error.message, httpStatus: early.error.status });
     answerError(context, early.error);
+    return;
+  }
+  if (upstream.status !== 200 && context.engineAbortSent === true) {
+    await abortedByPolar(context, null, raw);
     return;
   }
   if (upstream.status !== 200) {
@@ -48,9 +59,18 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
     decoded = decodeChatCompletion(completion);
     if (split !== undefined) decoded.capture.promptTokenIdsJson = split.promptIds;
   } catch (error) {
+    if (context.engineAbortSent === true) {
+      await abortedByPolar(context, null, raw);
+      return;
+    }
     const message = `upstream answered 200 with a body that is not a chat.completion: ${(error as Error).message}`;
     await commitCall(context, { status: 'upstream_error', error: message, httpStatus: 502, upstreamResponse: raw });
     answerError(context, { kind: 'upstream-error', status: 502, message });
+    return;
+  }
+  // polar sent an abort before the answer was whole: aborted, whatever finish reason it reports.
+  if (context.engineAbortSent === true) {
+    await abortedByPolar(context, decoded, raw);
     return;
   }
   const verdict = checkTokenCapture(decoded.capture);
@@ -92,4 +112,17 @@ export async function relayCompletion(context: CallContext, upstream: UpstreamRe
   if (answer === undefined) return;
   markFirstByte(context);
   sendJsonText(context.res, 200, answer);
+}
+
+/** Commits a call polar's abort cut as engine_aborted (with what was decoded of it) and answers the client's 503. */
+async function abortedByPolar(context: CallContext, decoded: ReturnType<typeof decodeChatCompletion> | null, raw: Buffer | undefined): Promise<void> {
+  const error = abortedByPolarError(context, decoded?.capture.finishReason ?? null) as NonNullable<ReturnType<typeof abortedByPolarError>>;
+  await commitCall(context, {
+    status: 'engine_aborted',
+    error: error.message,
+    httpStatus: error.status,
+    ...(decoded !== null ? { capture: decoded.capture, response: decoded.response } : {}),
+    ...(raw !== undefined ? { upstreamResponse: raw } : {}),
+  });
+  answerError(context, error);
 }

@@ -10,7 +10,7 @@ import { splitPromptIds } from '../upstream/split-prompt-ids.js';
 import type { UpstreamResponse } from '../upstream/upstream-client.js';
 import type { ChatCompletionChunkWire } from '../upstream/vllm-api-types.js';
 import { answerError, type CallContext, type CallOutcome, commitCall, markFirstByte } from './call-context.js';
-import { engineAbortedError } from './engine-aborted-error.js';
+import { abortedByPolarError, engineAbortedError } from './engine-aborted-error.js';
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -87,6 +87,12 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
       // Cancel the generation; an answer already received whole has nothing left to cancel (and Node reports
       // aborting a request whose response has ended as an uncaught error).
       if (!body.complete) abort.abort();
+      // A stream cut after polar asked the engine to abort is aborted, whatever else went wrong with it.
+      const aborted = status === 'engine_aborted' ? undefined : abortedByPolarError(context, decoder.capture().finishReason);
+      if (aborted !== undefined) {
+        failStream('engine_aborted', aborted);
+        return;
+      }
       settle({ status, error: error.message, httpStatus: res.headersSent ? 200 : error.status, response: decoder.response() }, () =>
         failClient(error),
       );
@@ -111,6 +117,8 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
       if (typeof chunk.model === 'string') context.responseModel ??= chunk.model;
       const events = decoder.push(chunk, split?.promptIds);
       if (context.streamedTokens !== undefined) context.streamedTokens = decoder.sampledCount;
+      // The finish is in: an abort polar sends from now on does not touch this call.
+      if (decoder.finished) context.answerComplete = true;
       if (!res.headersSent && !decoder.hasPromptTokenIds) {
         // Refuse before streaming anything: a call without token ids is not training data.
         failStream('no_token_ids', { kind: 'upstream-error', status: 502, message: context.engine.noTokenIdsMessage });
@@ -125,6 +133,13 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
       if (settled) return;
       if (idsNeededHere) resolvePromptIds();
       if (settled) return;
+      // polar sent an abort before the finish arrived: aborted, whatever the stream reports (vLLM: tool_calls after
+      // streamed tool pieces, no finish at all before the first token).
+      const byPolar = abortedByPolarError(context, decoder.capture().finishReason);
+      if (byPolar !== undefined) {
+        failStream('engine_aborted', byPolar);
+        return;
+      }
       if (!decoder.finished) {
         failStream('upstream_error', { kind: 'upstream-error', status: 502, message: 'upstream stream ended before a finish_reason' });
         return;

@@ -82,6 +82,13 @@ export class EngineGeneration {
     return results.every(Boolean);
   }
 
+  /** polar is about to ask the engines to abort their requests: marks the unfinished calls of every gateway; returns how many. */
+  markEngineAbort(): number {
+    let marked = 0;
+    for (const gateway of this.gateways) marked += controlOf(gateway)?.markEngineAbort() ?? 0;
+    return marked;
+  }
+
   /** Weights of `version` apply from now on, on every gateway (before the engine resumes). */
   changeVersion(version: number, weightsChanged: boolean): VersionChange {
     const total: VersionChange = { boundaries: 0, unobserved: 0 };

@@ -140,6 +140,9 @@ export class GenerationController {
     if (engineMode !== null && fleet !== undefined) {
       // Saved first: if a replica fails to pause, the others are paused, and the resume must resume them all.
       this.save({ mode: engineMode });
+      // An aborted call is known by what polar did, not by its stream's finish reason (vLLM reports tool_calls
+      // after streamed tool pieces, and no finish before the first token): marked before the abort goes out.
+      if (engineMode === 'abort') gate.markEngineAbort();
       await fleet.pause(engineMode);
       if (engineMode === 'keep') {
         frozen = gate.freeze();
@@ -159,6 +162,8 @@ export class GenerationController {
           'Pause again with sleep and a longer drain_timeout_ms, or with mode "abort".',
         );
       }
+      // vLLM's /sleep aborts what still runs (mode abort); nothing should, after the drain above.
+      gate.markEngineAbort();
       await fleet.sleep(request.sleep);
       this.save({ sleeping: request.sleep });
       this.emit('sleep', true);

@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CancelledError, describeError, NotFoundError, UsageError } from '../errors.js';
+import { timerDelay } from '../config/numeric-bounds.js';
+import { CancelledError, ConfigError, describeError, NotFoundError, UsageError } from '../errors.js';
 import { activityBetween, type ActivitySnapshot } from '../gateway/activity-meter.js';
 import type { Gateway } from '../gateway/create-gateway.js';
 import type { ReplicaStatus } from '../gateway/replica-pool.js';
@@ -128,6 +129,7 @@ export class RolloutEngine {
   constructor(private readonly options: RolloutEngineOptions) {
     if (options.upstreams.length === 0) throw new UsageError('polar serve needs an upstream', 'e.g. --upstream http://127.0.0.1:8000/v1 or --upstream sim:oracle');
     const stored = options.store.batches.policyVersion() ?? options.store.batches.list().reduce((max, batch) => Math.max(max, batch.policyVersion), 0);
+    if (options.policyVersion === undefined) checkStoredPolicyVersion(stored, options.store.path);
     // After a restart, calls keep naming a LoRA adapter a resume loaded in place.
     const lora = options.store.engineControl.state()?.['upstreamModel'];
     this.gate = new EngineGeneration(options.policyVersion ?? stored, options.maxStaleness, typeof lora === 'string' ? lora : undefined);
@@ -358,7 +360,7 @@ export class RolloutEngine {
     const seconds = (batch.request as unknown as BatchRequest).deadlineSeconds;
     if (seconds === undefined || this.closing) return;
     const left = Math.max(0, batch.createdAt + seconds * 1000 - Date.now());
-    const timer = setTimeout(() => void this.cancel(batch.id, `passed its deadline of ${seconds}s`).catch(() => undefined), left);
+    const timer = setTimeout(() => void this.cancel(batch.id, `passed its deadline of ${seconds}s`).catch(() => undefined), timerDelay(left));
     timer.unref();
     this.deadlines.set(batch.id, timer);
   }
@@ -582,4 +584,16 @@ export class IdempotencyConflictError extends UsageError {
   constructor(key: string, batchId: string) {
     super(`idempotency key "${key}" was used for batch ${batchId} with another body`, 'Send the same body again, or use a new key for a new batch.');
   }
+}
+
+/**
+ * A store an earlier polar let hold a policy version above 2^53 - 1 (e.g. 99999999999999999999, stored as 1e20):
+ * every resume would be refused as older, for good. Refused at start with the fix, which replaces it.
+ */
+function checkStoredPolicyVersion(stored: number, db: string): void {
+  if (Number.isSafeInteger(stored) && stored >= 0) return;
+  throw new ConfigError(
+    `the store ${db} holds policy version ${stored}, which is not an integer from 0 to 2^53 - 1 (an earlier polar accepted it from a resume); every resume would be refused as older than it`,
+    "Start polar serve with --policy-version <n> (your trainer's current policy version): it replaces the stored one, and batches and calls keep what they recorded.",
+  );
 }

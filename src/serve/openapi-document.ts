@@ -1,10 +1,15 @@
 // The OpenAPI 3.1 description of `polar serve`, served at GET /openapi.json (hand-written; a test checks
 // that it lists every route the app serves).
+import { MAX_SAFE_INTEGER, MAX_TIMER_MS, MAX_TIMER_SECONDS } from '../config/numeric-bounds.js';
+import { MAX_TEMPERATURE } from '../config/sampling-policy.js';
 
 const error = { $ref: '#/components/responses/Error' };
 const secured = [{ bearer: [] }];
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Batch id (b_…).' };
 const json = (schema: object, example?: unknown) => ({ 'application/json': { schema, ...(example !== undefined ? { example } : {}) } });
+// Numeric bounds (config/numeric-bounds.ts): integers at most 2^53 - 1, durations at most what a Node timer holds.
+const version = { type: 'integer', minimum: 0, maximum: MAX_SAFE_INTEGER };
+const seconds = { type: 'integer', minimum: 1, maximum: MAX_TIMER_SECONDS };
 
 export const OPENAPI_DOCUMENT = {
   openapi: '3.1.0',
@@ -38,12 +43,16 @@ export const OPENAPI_DOCUMENT = {
           tasks: { type: 'array', items: { type: 'object' }, description: 'SWE-bench rows (instance_id, repo, base_commit, problem_statement, …).' },
           dataset: { type: 'string', description: 'A dataset file or Hub name the server can read, instead of tasks.' },
           instance_ids: { type: 'array', items: { type: 'string' }, description: 'With dataset: only these instances.' },
-          samples: { type: 'integer', minimum: 1, default: 1, description: 'Sessions per task (a GRPO group).' },
-          sampling: { type: 'object', additionalProperties: { type: 'number' }, description: 'temperature, top_p, top_k, min_p, max_tokens, seed.' },
-          policy_version: { type: 'integer', minimum: 0, description: 'Default: the current version.' },
-          timeout_seconds: { type: 'integer', minimum: 1, description: "Deadline of one session's agent." },
-          deadline_seconds: { type: 'integer', minimum: 1, description: 'The batch is cancelled when not finished this long after submission.' },
-          concurrency: { type: 'integer', minimum: 1, description: 'Agents of this batch at once.' },
+          samples: { type: 'integer', minimum: 1, maximum: 1024, default: 1, description: 'Sessions per task (a GRPO group).' },
+          sampling: {
+            type: 'object',
+            additionalProperties: { type: 'number' },
+            description: `temperature [0, ${MAX_TEMPERATURE}], top_p (0, 1], top_k -1 (off) or a positive integer, min_p [0, 1], max_tokens ≥ 1, seed; integers at most 2^53 - 1 in size.`,
+          },
+          policy_version: { ...version, description: 'Default: the current version.' },
+          timeout_seconds: { ...seconds, description: "Deadline of one session's agent (at most 2147483 s, the longest Node timer)." },
+          deadline_seconds: { ...seconds, description: 'The batch is cancelled when not finished this long after submission (at most 2147483 s).' },
+          concurrency: { type: 'integer', minimum: 1, maximum: 1024, description: 'Agents of this batch at once.' },
           evaluate: { type: 'boolean', default: true, description: 'Grade patches (rewards).' },
           allow_logprob_mismatch: { type: 'boolean', default: false, description: "Run although the server's logprobs are raw and this sampling modifies the distribution (else the batch fails, as a rollout exits 3)." },
           callback_url: { type: 'string', format: 'uri', description: 'POSTed a CallbackBody for each completed group, retried with backoff.' },
@@ -51,6 +60,7 @@ export const OPENAPI_DOCUMENT = {
           target_groups: {
             type: 'integer',
             minimum: 1,
+            maximum: MAX_SAFE_INTEGER,
             description: "The batch counts as done for the trainer once this many groups (tasks) are complete; at most the batch's groups (a dataset without instance_ids: capped at its size). Default: every group.",
           },
           tail: {
@@ -152,15 +162,15 @@ export const OPENAPI_DOCUMENT = {
           'A group is delivered once all its samples ended. Headers: Polar-Next-Cursor (pass it as cursor next time), Polar-Groups, Polar-Batch-Status. Rows are `polar export jsonl` records (schema polar-trajectory-v2; every field in the export formats reference, docs/reference/export-formats.md; polar format by default). Sessions never graded (a batch with evaluate: false) come only with advantage=none, as reward: null and advantage: null; another estimator over them, or format=openrlhf, is refused with 400 invalid_request before any row.',
         parameters: [
           idParameter,
-          { name: 'cursor', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'At most this many groups.' },
+          { name: 'cursor', in: 'query', schema: { type: 'integer', minimum: 0, maximum: MAX_SAFE_INTEGER, default: 0 } },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: MAX_SAFE_INTEGER }, description: 'At most this many groups.' },
           { name: 'format', in: 'query', schema: { enum: ['polar', 'verl', 'openrlhf', 'sft', 'swebench-predictions'], default: 'polar' } },
           { name: 'builder', in: 'query', schema: { enum: ['prefix_merging', 'per_request'], default: 'prefix_merging' } },
           { name: 'advantage', in: 'query', schema: { enum: ['grpo', 'mean', 'loo', 'none'], default: 'grpo' }, description: 'none: advantage 0 for rewarded sessions, and sessions never graded are included with reward and advantage null.' },
           { name: 'std', in: 'query', schema: { enum: ['population', 'sample'] } },
           { name: 'messages', in: 'query', schema: { enum: ['true', 'false'] } },
-          { name: 'min_reward', in: 'query', schema: { type: 'number' } },
-          { name: 'sample', in: 'query', schema: { type: 'integer', minimum: 0 } },
+          { name: 'min_reward', in: 'query', schema: { type: 'number' }, description: 'Any finite number.' },
+          { name: 'sample', in: 'query', schema: { type: 'integer', minimum: 0, maximum: MAX_SAFE_INTEGER } },
         ],
         responses: { 200: { description: 'JSONL rows', content: { 'application/x-ndjson': { schema: { type: 'string' } } } }, 400: error, 401: error, 404: error },
       },
@@ -179,7 +189,7 @@ export const OPENAPI_DOCUMENT = {
         requestBody: {
           required: false,
           content: json(
-            { type: 'object', additionalProperties: false, properties: { mode: { enum: ['hold', 'keep', 'abort'], default: 'hold' }, drain_timeout_ms: { type: 'integer', minimum: 0, default: 60000 }, sleep: { enum: [1, 2] } } },
+            { type: 'object', additionalProperties: false, properties: { mode: { enum: ['hold', 'keep', 'abort'], default: 'hold' }, drain_timeout_ms: { type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, default: 60000 }, sleep: { enum: [1, 2] } } },
             { mode: 'keep' },
           ),
         },
@@ -204,7 +214,7 @@ export const OPENAPI_DOCUMENT = {
               type: 'object',
               additionalProperties: false,
               properties: {
-                policy_version: { type: 'integer', minimum: 0 },
+                policy_version: version,
                 weights: {
                   type: 'object',
                   required: ['kind'],

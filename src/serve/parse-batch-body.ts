@@ -2,9 +2,12 @@
 import { z } from 'zod';
 import type { BatchRequest } from '../rollout/batch-request.js';
 import { UsageError } from '../errors.js';
+import { MAX_TIMER_SECONDS } from '../config/numeric-bounds.js';
 import { TAIL_POLICIES } from '../rollout/admission/tail-policy.js';
 
+// zod's int() is a safe integer (at most 2^53 - 1); durations in seconds at most what a Node timer holds.
 const positiveInt = z.number().int().min(1);
+const seconds = positiveInt.max(MAX_TIMER_SECONDS);
 type TailPolicyName = (typeof TAIL_POLICIES)[number];
 
 export const BATCH_BODY = z
@@ -16,8 +19,8 @@ export const BATCH_BODY = z
     samples: positiveInt.max(1024).optional(),
     sampling: z.record(z.string(), z.number()).optional(),
     policy_version: z.number().int().min(0).optional(),
-    timeout_seconds: positiveInt.optional(),
-    deadline_seconds: positiveInt.optional(),
+    timeout_seconds: seconds.optional(),
+    deadline_seconds: seconds.optional(),
     concurrency: positiveInt.max(1024).optional(),
     evaluate: z.boolean().optional(),
     allow_logprob_mismatch: z.boolean().optional(),

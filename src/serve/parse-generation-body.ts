@@ -2,6 +2,7 @@
 // {"policy_version","weights"}, checked field by field (400 invalid_request naming the field).
 import { GENERATION_PAUSE_MODES, type GenerationPauseMode, type PauseRequest, type ResumeRequest } from '../rollout/generation-controller.js';
 import { WEIGHTS_KINDS, type WeightsUpdate } from '../upstream/engines/engine-control.js';
+import { isIntegerIn, MAX_SAFE_INTEGER, MAX_TIMER_MS } from '../config/numeric-bounds.js';
 import { HttpError } from './serve-error.js';
 
 const invalid = (message: string): HttpError => new HttpError(400, 'invalid_request', message);
@@ -16,7 +17,7 @@ export function parsePauseBody(body: Record<string, unknown>): PauseRequest {
   const mode = body['mode'] ?? 'hold';
   if (typeof mode !== 'string' || !(GENERATION_PAUSE_MODES as readonly string[]).includes(mode)) throw invalid(`mode must be one of ${GENERATION_PAUSE_MODES.join(', ')}`);
   const drain = body['drain_timeout_ms'] ?? 60_000;
-  if (typeof drain !== 'number' || !Number.isInteger(drain) || drain < 0) throw invalid('drain_timeout_ms must be an integer ≥ 0');
+  if (!isIntegerIn(drain, 0, MAX_TIMER_MS)) throw invalid(`drain_timeout_ms must be an integer from 0 to ${MAX_TIMER_MS} (2^31 - 1, the longest Node timer)`);
   const sleep = body['sleep'];
   if (sleep !== undefined && sleep !== 1 && sleep !== 2) throw invalid('sleep must be 1 or 2 (the engine sleep level)');
   if (sleep !== undefined && mode === 'keep') throw invalid('pause mode "keep" cannot sleep: a sleeping engine drops the KV cache the kept requests need; pause with mode "hold" or "abort" to sleep');
@@ -50,6 +51,6 @@ function parseWeights(value: unknown): WeightsUpdate {
 export function parseResumeBody(body: Record<string, unknown>): ResumeRequest {
   known(body, ['policy_version', 'weights']);
   const version = body['policy_version'];
-  if (version !== undefined && (typeof version !== 'number' || !Number.isInteger(version) || version < 0)) throw invalid('policy_version must be an integer ≥ 0');
+  if (version !== undefined && !isIntegerIn(version, 0)) throw invalid(`policy_version must be an integer from 0 to ${MAX_SAFE_INTEGER} (2^53 - 1)`);
   return { ...(version !== undefined ? { policyVersion: version } : {}), ...(body['weights'] !== undefined ? { weights: parseWeights(body['weights']) } : {}) };
 }

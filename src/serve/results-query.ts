@@ -3,6 +3,7 @@ import { EXPORT_FORMATS, type ExportFormat } from '../export/export-format.js';
 import type { ExportRunOptions } from '../export/export-run.js';
 import { ADVANTAGE_ESTIMATORS, type AdvantageEstimator, type StdKind } from '../trajectory/compute-advantages.js';
 import { TRAJECTORY_BUILDERS, type TrajectoryBuilderName } from '../trajectory/trajectory-row.js';
+import { isIntegerIn, MAX_SAFE_INTEGER } from '../config/numeric-bounds.js';
 import { HttpError } from './serve-error.js';
 
 export interface ResultsQuery {
@@ -21,7 +22,7 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
 
 function integer(name: string, value: string | undefined, min: number): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < min) throw new HttpError(400, 'invalid_request', `${name} must be an integer ≥ ${min} (got "${value}")`);
+  if (!/^\d+$/.test(value) || !isIntegerIn(Number(value), min)) throw new HttpError(400, 'invalid_request', `${name} must be an integer from ${min} to ${MAX_SAFE_INTEGER} (got "${value.slice(0, 40)}")`);
   return Number(value);
 }
 
@@ -34,8 +35,9 @@ export function parseResultsQuery(query: Record<string, string | undefined>): Re
   const advantage = oneOf<AdvantageEstimator>('advantage', query.advantage, ADVANTAGE_ESTIMATORS);
   const std = oneOf<StdKind>('std', query.std, ['population', 'sample']);
   const messages = oneOf('messages', query.messages, ['true', 'false']);
-  const minReward = query.min_reward === undefined ? undefined : Number(query.min_reward);
-  if (minReward !== undefined && !Number.isFinite(minReward)) throw new HttpError(400, 'invalid_request', `min_reward must be a number (got "${query.min_reward}")`);
+  // A decimal number (an empty value or "0x10" is not 0 or 16), finite.
+  const minReward = query.min_reward === undefined ? undefined : /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(query.min_reward) ? Number(query.min_reward) : Number.NaN;
+  if (minReward !== undefined && !Number.isFinite(minReward)) throw new HttpError(400, 'invalid_request', `min_reward must be a finite decimal number (got "${query.min_reward?.slice(0, 40)}")`);
   const sample = integer('sample', query.sample, 0);
   return {
     cursor: integer('cursor', query.cursor, 0) ?? 0,

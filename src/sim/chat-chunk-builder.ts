@@ -78,10 +78,11 @@ export class ChatChunkBuilder {
     const logprobs = sim.logprobs ? { content: range.logprobs ?? [] } : null;
     const tokenIds = this.wantIds ? { token_ids: this.idsRequested ? [...range.ids] : null } : {};
     const named = sim.toolMode.kind === 'named';
+    // vLLM: once tool-call pieces went out (auto/required), the finish is tool_calls, an abort's or a cut's too (A6).
+    const toolsFinish = this.parser.toolsStreamed && (!named || this.compat.namedToolFinish === 'tool_calls') && (finishReason === 'stop' || this.compat.streamedToolFinish === 'any');
     const finish = last
       ? {
-          finish_reason:
-            this.parser.toolsStreamed && (!named || this.compat.namedToolFinish === 'tool_calls') && finishReason === 'stop' ? 'tool_calls' : finishReason,
+          finish_reason: toolsFinish ? 'tool_calls' : finishReason,
           stop_reason: finishReason === 'abort' ? null : (sim.stopReason ?? null),
         }
       : { finish_reason: null };

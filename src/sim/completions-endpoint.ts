@@ -115,6 +115,9 @@ export async function handleCompletions(body: unknown, headers: PolicyContext['h
     // One chunk per sampled token, written as the engine emits it.
     const { tokens, offset: position, finish: end } = await generation.next(1);
     if (signal.aborted) return;
+    // vLLM skips an output with no text, no ids and no tokens before it: a request aborted before its first
+    // token streams no chunk at all (not even its prompt ids), only the usage and [DONE].
+    if (end === 'abort' && sent === 0 && tokens.length === 0) break;
     const text = texts.slice(position, position + tokens.length);
     const choice = {
       index: 0,

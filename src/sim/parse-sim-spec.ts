@@ -2,6 +2,7 @@
 // as the `polar sim` flags (e.g. `sim:noop?served-model-name=a,b&logprobs-mode=processed&fail-after=2`,
 // `sim:noop?engine=sglang&token-ids=false`, `sim:oracle?gpu=qwen3-8b-h100&max-num-seqs=64`,
 // `sim:oracle?dev-mode&enable-sleep-mode`: a bare option name means `true`).
+import { MAX_SAFE_INTEGER, MAX_TIMER_MS } from '../config/numeric-bounds.js';
 import { UsageError } from '../errors.js';
 import { asToolFormat, TOOL_FORMATS } from '../model-format/format-types.js';
 import { parseDriftSpec } from './sim-drift.js';
@@ -12,13 +13,14 @@ export type SimSpecOptions = Omit<SimServerOptions, 'policy' | 'host' | 'port'>;
 
 type Setter = (options: SimSpecOptions, value: string, name: string) => void;
 
-function toInteger(value: string, name: string, min: number): number {
+/** A safe integer in [min, max] (durations in ms: at most what a Node timer holds). */
+function toInteger(value: string, name: string, min: number, max = MAX_SAFE_INTEGER): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n) || n < min) throw new UsageError(`sim option ${name}=${value}: expected an integer >= ${min}`);
+  if (value.trim() === '' || !Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`sim option ${name}=${value}: expected an integer >= ${min} and <= ${max}`);
   return n;
 }
-const integer = (key: keyof SimSpecOptions, min = 0): Setter => (options, value, name) => {
-  (options as Record<string, unknown>)[key] = toInteger(value, name, min);
+const integer = (key: keyof SimSpecOptions, min = 0, max = MAX_SAFE_INTEGER): Setter => (options, value, name) => {
+  (options as Record<string, unknown>)[key] = toInteger(value, name, min, max);
 };
 const oneOf = <T extends string>(key: keyof SimSpecOptions, values: readonly T[]): Setter => (options, value, name) => {
   if (!(values as readonly string[]).includes(value)) throw new UsageError(`sim option ${name}=${value}: expected one of ${values.join(', ')}`);
@@ -67,9 +69,9 @@ export const SIM_SPEC_OPTIONS: Record<string, Setter> = {
   'tool-calling': bool('toolCalling'),
   'fail-after': integer('failAfter', 1),
   'restart-after': integer('restartAfter', 1),
-  'restart-ms': integer('restartMs', 0),
+  'restart-ms': integer('restartMs', 0, MAX_TIMER_MS),
   'stall-after': integer('stallAfter', 1),
-  'stall-ms': integer('stallMs', 0),
+  'stall-ms': integer('stallMs', 0, MAX_TIMER_MS),
   'answer-model': text('answerModel'),
   'fail-session': (options, value) => {
     options.failSessions = value.split(',').map((text) => text.trim()).filter((text) => text !== '');
@@ -93,10 +95,10 @@ export const SIM_SPEC_OPTIONS: Record<string, Setter> = {
     options.drift = parseDriftSpec(value);
   },
   'first-token-ms': (options, value, name) => {
-    options.latency = { ...options.latency, firstTokenMs: toInteger(value, name, 0) };
+    options.latency = { ...options.latency, firstTokenMs: toInteger(value, name, 0, MAX_TIMER_MS) };
   },
   'per-token-ms': (options, value, name) => {
-    options.latency = { ...options.latency, perTokenMs: toInteger(value, name, 0) };
+    options.latency = { ...options.latency, perTokenMs: toInteger(value, name, 0, MAX_TIMER_MS) };
   },
   gpu: (options, value) => {
     options.gpu = { ...options.gpu, profile: value };
@@ -112,6 +114,8 @@ export const SIM_SPEC_OPTIONS: Record<string, Setter> = {
   'runtime-lora-updating': controlFlag('runtimeLora'),
   'enable-memory-saver': controlFlag('memorySaver'),
   'pause-keep': controlFlag('pauseKeep'),
+  'sleep-pauses-scheduler': controlFlag('sleepPausesScheduler'),
+  'streamed-tool-finish': oneOf('streamedToolFinish', ['any', 'stop']),
 };
 
 /** Splits `sim:<policy>?a=1&b=2` into the policy spec (`noop` for bare `sim`) and server options. */

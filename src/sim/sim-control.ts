@@ -23,6 +23,15 @@ export interface SimControlOptions {
    * or SGLang before pause modes (its `/pause_generation` takes no mode and aborts everything).
    */
   pauseKeep?: boolean;
+  /**
+   * Default true: current vLLM, where pause and sleep are one engine-core state (read at vLLM 00080ee
+   * vllm/v1/engine/core.py): `/sleep` pauses the scheduler (mode abort by default) before the executor sleeps,
+   * `/wake_up` wakes the executor if it sleeps and always resumes the scheduler (a keep pause's frozen requests
+   * then generate, on the weights loaded so far), and `/is_sleeping` is `is_scheduler_paused() or
+   * executor.is_sleeping`, true while merely paused. False: older vLLM, where sleep, wake_up and is_sleeping
+   * concern the executor only (EngineCore.is_sleeping = model_executor.is_sleeping).
+   */
+  sleepPausesScheduler?: boolean;
 }
 
 /** One control request as the simulator received it. */
@@ -46,6 +55,7 @@ export interface ResolvedSimControl {
   runtimeLora: boolean;
   memorySaver: boolean;
   pauseKeep: boolean;
+  sleepPausesScheduler: boolean;
 }
 
 export function resolveSimControl(options: SimControlOptions | undefined): ResolvedSimControl {
@@ -56,6 +66,7 @@ export function resolveSimControl(options: SimControlOptions | undefined): Resol
     runtimeLora: options?.runtimeLora ?? false,
     memorySaver: options?.memorySaver ?? false,
     pauseKeep: options?.pauseKeep ?? true,
+    sleepPausesScheduler: options?.sleepPausesScheduler ?? true,
   };
 }
 

@@ -77,6 +77,11 @@ export interface SimServerOptions {
   failSessions?: string[];
   /** Imitate vLLM <version>'s version-dependent behaviour (reference/vllm-conformance.md table A). */
   vllmCompat?: string;
+  /**
+   * Which streamed finishes become `tool_calls` after tool-call pieces went out: `any` (default, vLLM: an abort's
+   * and a length cut's too) or `stop` (only a natural stop: the simulator before, vLLM 006c49d). VllmCompat.streamedToolFinish.
+   */
+  streamedToolFinish?: 'any' | 'stop';
   /** How the model writes tool calls: hermes (default) or qwen3_coder (XML), template and parser alike. */
   toolFormat?: ToolFormat;
   /** Seeded departures of the sampled text from the template's re-rendering (default none; sim-drift.ts). */
@@ -382,7 +387,8 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
 function resolveBehaviour(options: SimServerOptions): SimBehaviour {
   const names = options.servedModelNames && options.servedModelNames.length > 0 ? options.servedModelNames : [options.modelName ?? 'polar-sim-qwen3'];
   const behaviour = defaultBehaviour(names[0] as string);
-  const compat = options.vllmCompat ? compatFor(options.vllmCompat) : behaviour.compat;
+  const versioned = options.vllmCompat ? compatFor(options.vllmCompat) : behaviour.compat;
+  const compat = options.streamedToolFinish === undefined ? versioned : { ...versioned, streamedToolFinish: options.streamedToolFinish };
   const field = options.reasoningField;
   return {
     ...behaviour,

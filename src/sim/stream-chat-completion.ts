@@ -1,6 +1,7 @@
 // Streams one chat completion as the engine emits its tokens: the role chunk at once, then a chunk per
-// `chunkTokens` sampled tokens as soon as they are out, the finish (or 'abort'), usage and [DONE]. vLLM's
-// route and SGLang's share it; a ChatStreamWire carries what SGLang's stream says differently.
+// `chunkTokens` sampled tokens as soon as they are out, the finish (or 'abort'; none for a request aborted
+// before its first token, as vLLM), usage and [DONE]. vLLM's route and SGLang's share it; a ChatStreamWire
+// carries what SGLang's stream says differently.
 import type { ServerResponse } from 'node:http';
 import type { ChatCompletionChunkWire } from '../upstream/vllm-api-types.js';
 import type { ResponseIdentity } from './build-chat-completion.js';
@@ -49,6 +50,9 @@ export async function streamChatCompletion(res: ServerResponse, signal: AbortSig
     const range = { ids: sim.tokenIds.slice(start, end), texts: sim.tokenTexts.slice(start, end), logprobs: emittedLogprobs(sim, batch.tokens, start, request, behaviour) };
     // A server with its own abort chunk gets the tokens that came out with the abort in an ordinary chunk first.
     ownAbort = batch.finish === 'abort' && wire !== undefined;
+    // vLLM skips an output with no text, no ids and no tokens before it ("chunked prefill case"): a request
+    // aborted before its first token gets no finish chunk at all, only the usage and [DONE].
+    if (batch.finish === 'abort' && !ownAbort && end === 0) break;
     const finish = batch.finish === null || ownAbort ? null : batch.finish === 'abort' ? 'abort' : sim.finishReason;
     const chunk = builder.tokens(range, finish);
     if (chunk && !(await write(chunk))) return;

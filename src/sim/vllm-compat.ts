@@ -17,6 +17,14 @@ export interface VllmCompat {
   truncatedThinkingAsContent: boolean;
   /** A7: streamed finish_reason for a named tool_choice. */
   namedToolFinish: 'tool_calls' | 'stop';
+  /**
+   * A6: which streamed finishes become `tool_calls` once tool-call pieces were streamed (auto/required tool
+   * choice). `any` (vLLM 055e47c chat_completion_stream_generator: `if tools_streamed[i] and not
+   * tool_choice_function_name: finish_reason_ = "tool_calls"`; V102 and NEW alike): abort and length too, so a
+   * pause abort mid tool call ends in `tool_calls`. `stop`: only a natural stop (the rule at vLLM 006c49d, whose
+   * release is not known; the simulator's behaviour before, and SGLang's).
+   */
+  streamedToolFinish: 'any' | 'stop';
   /** A9: context-overflow wording. */
   contextError: ContextErrorWording;
   /** /metrics also carries vllm:gpu_cache_usage_perc & co (deprecated in 0.9.2, hidden from 0.11). */
@@ -31,6 +39,7 @@ export const DEFAULT_COMPAT: VllmCompat = {
   reasoningInput: 'both',
   truncatedThinkingAsContent: false,
   namedToolFinish: 'stop',
+  streamedToolFinish: 'any',
   contextError: 'v0.11',
   legacyCacheMetricNames: false,
 };
@@ -65,6 +74,8 @@ export function compatFor(versionText: string): VllmCompat {
     // #35230 (2026-02-26): truncated thinking counts as reasoning from ~0.17.
     truncatedThinkingAsContent: before(v, 0, 17),
     namedToolFinish: before(v, 0, 11) ? 'tool_calls' : 'stop',
+    // V102 (auto_tools_called) and NEW alike replace whatever ended the request.
+    streamedToolFinish: 'any',
     // The VLLMValidationError wording (renderers/params.py) of the newest versions, from ~0.16.
     contextError: before(v, 0, 16) ? 'v0.11' : 'new',
     // loggers.py: "Deprecated in 0.9.2 ... With 0.11.x you can enable with --show-hidden-metrics-for-version=0.10".

@@ -26,6 +26,9 @@ function modes(o: ResolvedOptions): readonly PauseMode[] {
 
 const dev = (o: ResolvedOptions): boolean => o.control.flags.devMode;
 
+/** Current vLLM: pause and sleep are one engine-core state (SimControlOptions.sleepPausesScheduler). */
+const enginePause = (o: ResolvedOptions): boolean => o.control.flags.sleepPausesScheduler;
+
 /** The OpenAPI document FastAPI serves: the routes this start-up has, with /pause's mode enum. */
 function openapi(o: ResolvedOptions): unknown {
   const post = { post: { responses: { '200': { description: 'Successful Response' } } } };
@@ -73,17 +76,34 @@ export const VLLM_CONTROL_ROUTES: RouteTable = {
     if (!dev(o)) return NOT_FOUND;
     if (!o.control.flags.sleepMode) return INTERNAL;
     const level = Number(query.get('level') ?? '1') === 2 ? 2 : 1;
-    const mode = query.get('mode') ?? 'abort';
-    await o.generation.sleep(level, (PAUSE_MODES as readonly string[]).includes(mode) ? (mode as PauseMode) : 'abort');
+    const asked = query.get('mode') ?? 'abort';
+    const mode = (PAUSE_MODES as readonly string[]).includes(asked) ? (asked as PauseMode) : 'abort';
+    if (enginePause(o)) {
+      // EngineCore.sleep: pause_scheduler(mode, clear_cache=level >= 1), then the executor sleeps.
+      await o.generation.pause(mode, { clearCache: true });
+      await o.generation.sleep(level, 'keep');
+    } else {
+      await o.generation.sleep(level, mode);
+    }
     return { status: 200, empty: true };
   }),
   '/wake_up': controlRoute('POST', ({ o }) => {
     if (!dev(o)) return NOT_FOUND;
+    if (enginePause(o)) {
+      // EngineCore.wake_up: the executor wakes if it sleeps ("Executor is not sleeping" otherwise), then
+      // resume_scheduler() whatever paused it: a keep pause's frozen requests generate from here on.
+      if (o.generation.isSleeping()) o.generation.wakeUp();
+      o.generation.resume();
+      return { status: 200, empty: true };
+    }
     if (!o.control.flags.sleepMode) return INTERNAL;
     o.generation.wakeUp();
     return { status: 200, empty: true };
   }),
-  '/is_sleeping': controlRoute('GET', ({ o }) => (dev(o) ? { status: 200, json: { is_sleeping: o.generation.isSleeping() } } : NOT_FOUND)),
+  // EngineCore.is_sleeping: is_scheduler_paused() or model_executor.is_sleeping (older: the executor only).
+  '/is_sleeping': controlRoute('GET', ({ o }) =>
+    dev(o) ? { status: 200, json: { is_sleeping: o.generation.isSleeping() || (enginePause(o) && o.generation.isPaused()) } } : NOT_FOUND,
+  ),
   '/collective_rpc': controlRoute('POST', async ({ body, o }) => {
     if (!dev(o)) return NOT_FOUND;
     const method = bodyObject(body)['method'];

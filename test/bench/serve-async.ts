@@ -98,6 +98,10 @@ class SimulatedModel implements GenerationControl {
   upstreamModel(): string | undefined {
     return undefined;
   }
+
+  markEngineAbort(): number {
+    return 0;
+  }
 }
 
 function simulatedExecutor(store: Store, model: SimulatedModel): BatchExecutor {

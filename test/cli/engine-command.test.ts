@@ -1,15 +1,21 @@
 // `polar engine` and `polar doctor --control` as real processes against simulators started as vLLM and SGLang
 // are: a missing control feature exits 3 with the fix on stderr, an unreachable engine exits 5, and an
 // update-weights over two replicas reaches both (pause, update, resume) with --json steps.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { testSims } from '../helpers/start-test-sims.js';
 
 const POLAR = path.resolve(import.meta.dirname, '../../bin/polar.js');
 const sim = testSims();
 
-const polar = (...args: string[]) => execa(POLAR, args, { reject: false });
+// What `polar engine` records of the engines it drove goes to a throw-away $POLAR_HOME.
+const home = mkdtempSync(path.join(tmpdir(), 'polar-home-'));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+const polar = (...args: string[]) => execa(POLAR, args, { reject: false, env: { POLAR_HOME: home } });
 
 describe('polar engine / doctor --control', () => {
   it('exits 3 with the fix when the engine lacks the feature, for vLLM and SGLang', async () => {

@@ -50,12 +50,15 @@ describe('resolveSamplingPolicy', () => {
   });
 
   it.each([
-    [{ temperature: -1 }, '--temperature must be >= 0 (got -1)'],
+    [{ temperature: -1 }, '--temperature must be in [0, 100] (got -1)'],
+    [{ temperature: 1e300 }, '--temperature must be in [0, 100] (got 1e+300)'],
     [{ topP: 0 }, '--top-p must be in (0, 1] (got 0)'],
-    [{ topK: 1.5 }, '--top-k must be -1 (off), 0 (off) or a positive integer (got 1.5)'],
+    [{ topK: 1.5 }, '--top-k must be -1 (off), 0 (off) or a positive integer (at most 2^53 - 1) (got 1.5)'],
+    [{ topK: 2 ** 53 }, '--top-k must be -1 (off), 0 (off) or a positive integer (at most 2^53 - 1) (got 9007199254740992)'],
     [{ minP: 2 }, '--min-p must be in [0, 1] (got 2)'],
-    [{ maxTokens: 0 }, '--max-tokens must be a positive integer (got 0)'],
+    [{ maxTokens: 0 }, '--max-tokens must be a positive integer (at most 2^53 - 1) (got 0)'],
     [{ seed: Number.NaN }, '--seed must be a finite number (got NaN)'],
+    [{ seed: 1e20 }, '--seed must be an integer between -(2^53 - 1) and 2^53 - 1 (got 100000000000000000000)'],
   ])('rejects bad flag %o with a UsageError', (flags, message) => {
     expect(() => resolveSamplingPolicy(flags, DEFAULT_ROLLOUT_SAMPLING)).toThrow(UsageError);
     expect(() => resolveSamplingPolicy(flags, DEFAULT_ROLLOUT_SAMPLING)).toThrow(message);

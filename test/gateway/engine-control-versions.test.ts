@@ -11,7 +11,7 @@ import { toTrajectoryCall } from '../../src/export/to-trajectory-call.js';
 import { EngineGeneration } from '../../src/rollout/engine-generation.js';
 import { GenerationConflictError, GenerationController, type GenerationStepEvent } from '../../src/rollout/generation-controller.js';
 import { classifySessionFailure } from '../../src/rollout/classify-session-failure.js';
-import { ENGINE_ABORTED_MESSAGE } from '../../src/capture/check-token-capture.js';
+import { abortedByPolarMessage } from '../../src/gateway/engine-aborted-error.js';
 import { scriptedPolicy } from '../../src/sim/policies/scripted.js';
 import { sampledLogprob } from '../../src/sim/synthetic-logprobs.js';
 import { EngineFleet } from '../../src/upstream/control/engine-fleet.js';
@@ -152,7 +152,7 @@ describe('abort, sleep and LoRA', () => {
     expect(outcome).toMatchObject({ mode: 'abort', drained: true, inFlight: 0 });
     await expect(call.done).rejects.toThrow();
     const [stored] = s.store.calls.listBySession(s.sessionId);
-    expect(stored).toMatchObject({ status: 'engine_aborted', error: ENGINE_ABORTED_MESSAGE, capture: { finishReason: 'abort' } });
+    expect(stored).toMatchObject({ status: 'engine_aborted', error: abortedByPolarMessage('abort'), capture: { finishReason: 'abort' } });
     expect(checkTrainable(toTrajectoryCall(stored!))).toMatchObject({ trainable: false, detail: 'status' });
     // Even a harness that retried and finished: the session is an infrastructure failure, retried.
     const facts = { exitCode: 0, timedOut: false, agentStartedAt: 0, agentEndedAt: 1, oomKills: 0, calls: [{ seq: 0, status: 'engine_aborted', httpStatus: 200, startedAt: 0, latencyMs: 1 }, { seq: 1, status: 'ok', httpStatus: 200, startedAt: 0, latencyMs: 1 }] };
@@ -166,9 +166,9 @@ describe('abort, sleep and LoRA', () => {
     const answered = pending.then(() => undefined, (error: unknown) => error);
     await until(() => s.gateway.generation.state().inFlight === 1 && s.sim!.engine.metrics().generationTokens >= 3, 'tokens to be sampled');
     expect(await controller.pause({ mode: 'abort', drainTimeoutMs: 5_000 })).toMatchObject({ mode: 'abort', drained: true, inFlight: 0 });
-    expect(await answered).toMatchObject({ status: 503, message: expect.stringContaining('The inference engine aborted this request') });
+    expect(await answered).toMatchObject({ status: 503, message: expect.stringContaining('polar asked the inference engine to abort') });
     const [stored] = s.store.calls.listBySession(s.sessionId);
-    expect(stored).toMatchObject({ status: 'engine_aborted', httpStatus: 503, error: ENGINE_ABORTED_MESSAGE, capture: { finishReason: 'abort' } });
+    expect(stored).toMatchObject({ status: 'engine_aborted', httpStatus: 503, error: abortedByPolarMessage('abort'), capture: { finishReason: 'abort' } });
     await controller.resume({});
   });
 

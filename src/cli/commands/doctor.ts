@@ -1,6 +1,6 @@
 // `polar doctor`: every upstream preflight check as a table (or JSON), exit code of the first fatal one.
 import type { Command } from 'commander';
-import { parseIntegerOption } from '../parse-number-option.js';
+import { parseSecondsOption } from '../parse-number-option.js';
 import { addSamplingOptions, type SamplingOptionValues } from '../sampling-options.js';
 import { ENGINE_FLAG_HELP } from '../upstream-specs.js';
 
@@ -25,7 +25,7 @@ export function registerDoctorCommand(program: Command): void {
     .option('--model <name>', 'the model a run would use (required when the server serves several)')
     .option('--non-streaming-upstream', 'the gateway would capture non-streaming upstream (dropped streamed ids only warn)')
     .option('--control <features>', 'engine control the run needs, comma-separated: pause-keep, pause-abort, sleep, weights-reload, weights-lora, weights-disk, weights-pushed (a server without one fails with exit 3 and the fix)')
-    .option('--timeout <seconds>', 'upper bound for all checks', parseIntegerOption('--timeout', 1), 20)
+    .option('--timeout <seconds>', 'upper bound for all checks', parseSecondsOption('--timeout'), 20)
     .option('--json', 'print the upstream profile (with every check) as JSON');
   addSamplingOptions(command, 'temperature 1, top_p 1, top_k off, min_p 0 (the rollout default)');
   command.action(async (options: DoctorOptions) => (await import('./doctor-action.js')).doctorAction(options));

@@ -4,6 +4,9 @@
 import { UsageError } from '../../errors.js';
 import type { ControlStep, EngineFleet } from '../../upstream/control/engine-fleet.js';
 import { openEngineFleet } from '../../upstream/control/open-engine-fleet.js';
+import { askedControlState, readAskedControlStates, recordControlSteps } from '../../upstream/control/asked-control-state.js';
+import { decideAsleep } from '../../upstream/control/resume-wake-decision.js';
+import { resolveEngineControlPath } from '../../config/paths.js';
 import { CONTROL_FEATURES, type EnginePauseMode, featureOf, type WeightsUpdate } from '../../upstream/engines/engine-control.js';
 import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
 import { printJson, printLine, printTable } from '../output.js';
@@ -27,6 +30,15 @@ async function openFleet(flags: EngineFlags, steps: ControlStep[]): Promise<Engi
   }
   const engine = parseEngineFlag(flags.engine);
   return openEngineFleet(urls.map((url) => ({ url, ...(engine !== undefined ? { engine } : {}) })), { onStep: (step) => steps.push(step) });
+}
+
+/** Runs a command's control steps and records what the replicas did in $POLAR_HOME, even when a step fails. */
+async function recorded(steps: ControlStep[], run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } finally {
+    recordControlSteps(resolveEngineControlPath(), steps);
+  }
 }
 
 function report(flags: EngineFlags, fleet: EngineFleet, steps: readonly ControlStep[]): void {
@@ -99,7 +111,7 @@ export async function enginePauseAction(flags: EnginePauseFlags): Promise<void> 
   const steps: ControlStep[] = [];
   const fleet = await openFleet(flags, steps);
   fleet.require(featureOf(mode), `pause mode "${mode}"`);
-  await fleet.pause(mode);
+  await recorded(steps, () => fleet.pause(mode));
   report(flags, fleet, steps);
 }
 
@@ -108,7 +120,7 @@ export async function engineSleepAction(flags: EngineSleepFlags): Promise<void> 
   const steps: ControlStep[] = [];
   const fleet = await openFleet(flags, steps);
   fleet.require('sleep', 'sleep');
-  await fleet.sleep(flags.level === '2' ? 2 : 1);
+  await recorded(steps, () => fleet.sleep(flags.level === '2' ? 2 : 1));
   report(flags, fleet, steps);
 }
 
@@ -116,7 +128,7 @@ export async function engineWakeAction(flags: EngineFlags): Promise<void> {
   const steps: ControlStep[] = [];
   const fleet = await openFleet(flags, steps);
   fleet.require('sleep', 'wake');
-  await fleet.wake(undefined, true);
+  await recorded(steps, () => fleet.wake(undefined, true));
   report(flags, fleet, steps);
 }
 
@@ -126,10 +138,21 @@ export async function engineResumeAction(flags: EngineResumeFlags): Promise<void
   const steps: ControlStep[] = [];
   const fleet = await openFleet(flags, steps);
   if (weights !== undefined) fleet.require(featureOf(weights.kind), `weights "${weights.kind}"`);
+  // Asleep or merely paused, per replica, from the flags, the server where it can tell, else what polar recorded
+  // (resume-wake-decision.ts): decided for every replica before any request is sent.
   const live = await fleet.live();
-  if (flags.wake === true || live.some((state) => state.sleeping === true)) await fleet.wake(undefined, true);
-  if (weights !== undefined) await fleet.updateWeights(weights, version);
-  await fleet.resume(undefined, true);
+  const asked = readAskedControlStates(resolveEngineControlPath());
+  const decisions = fleet.replicas.map((state, index) =>
+    decideAsleep({ url: state.url, flag: flags.wake, sleepFeature: state.capabilities?.features.sleep.available, live: live[index] as (typeof live)[number], asked: askedControlState(asked, state.url) }),
+  );
+  await recorded(steps, async () => {
+    // 1. Wake only what sleeps: vLLM's /wake_up resumes a paused scheduler (a keep pause's frozen requests would
+    //    sample with the old weights). 2. Load the weights while every replica is still paused. 3. Resume.
+    for (const [index, state] of fleet.replicas.entries()) fleet.restore(state.url, { sleeping: decisions[index]?.asleep ? (decisions[index]?.level ?? 1) : null });
+    if (decisions.some((decision) => decision.asleep)) await fleet.wake();
+    if (weights !== undefined) await fleet.updateWeights(weights, version);
+    await fleet.resume(undefined, true);
+  });
   report(flags, fleet, steps);
 }
 
@@ -142,8 +165,10 @@ export async function engineUpdateWeightsAction(flags: EngineUpdateWeightsFlags)
   fleet.require(featureOf(weights.kind), `weights "${weights.kind}"`);
   fleet.require(featureOf(mode), `pause mode "${mode}"`);
   // Every replica paused before any update; resumed only after all updates.
-  await fleet.pause(mode);
-  await fleet.updateWeights(weights, version);
-  if (flags.stayPaused !== true) await fleet.resume();
+  await recorded(steps, async () => {
+    await fleet.pause(mode);
+    await fleet.updateWeights(weights, version);
+    if (flags.stayPaused !== true) await fleet.resume();
+  });
   report(flags, fleet, steps);
 }

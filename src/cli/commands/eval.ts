@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { addTaskSetOptions, type TaskSetFlags } from '../task-set-options.js';
 import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../container-limit-options.js';
 import { availableParallelism } from 'node:os';
-import { parseIntegerOption } from '../parse-number-option.js';
+import { parseIntegerOption, parseSecondsOption } from '../parse-number-option.js';
 
 export interface EvalFlags extends ContainerLimitFlags, TaskSetFlags {
   dataset?: string;
@@ -34,7 +34,7 @@ export function registerEvalCommand(program: Command): void {
     .option('--run <run>', "evaluate this rollout run's sessions and store reward and verdict on each")
     .option('--db <file>', 'SQLite database for --run (default: $POLAR_DB or ./polar.db)')
     .option('--concurrency <n>', 'containers evaluated at the same time', parseIntegerOption('--concurrency', 1), DEFAULT_CONCURRENCY)
-    .option('--timeout <seconds>', 'timeout of one eval.sh run', parseIntegerOption('--timeout', 1), 1800)
+    .option('--timeout <seconds>', 'timeout of one eval.sh run', parseSecondsOption('--timeout'), 1800)
     .option('--run-id <id>', 'names this evaluation: summary file name and report cache (default: eval-<time>)')
     .option('--report-dir <dir>', 'per-instance folders (default: logs/run_evaluation/<run-id>)')
     .option('--report <file>', 'summary file (default: <report-dir>/<model>.<run-id>.json)')

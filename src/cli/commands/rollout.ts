@@ -5,7 +5,7 @@ import { ADMISSION_FLAG_HELP, parseAdmissionMode } from '../admission-option.js'
 import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../container-limit-options.js';
 import { addSamplingOptions, type SamplingOptionValues } from '../sampling-options.js';
 import { addTaskSetOptions, type TaskSetFlags } from '../task-set-options.js';
-import { parseIntegerOption, parsePositiveNumberOption } from '../parse-number-option.js';
+import { parseIntegerOption, parsePositiveNumberOption, parseSecondsOption } from '../parse-number-option.js';
 import { collectUpstream, ENGINE_FLAG_HELP, GPU_PEAK_FLAG_HELP, TOKEN_IN_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 
 export interface RolloutFlags extends ContainerLimitFlags, TaskSetFlags, SamplingOptionValues {
@@ -53,17 +53,17 @@ export function registerRolloutCommand(program: Command): void {
     .option('--engine <name>', ENGINE_FLAG_HELP)
     .option('--model <name>', 'served model to sample (required when the upstream lists several)')
     .option('--max-tokens-cap <n>', 'upper bound on max_tokens sent upstream', parseIntegerOption('--max-tokens-cap', 1))
-    .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails (default 600)', parseIntegerOption('--upstream-timeout', 1))
+    .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails (default 600)', parseSecondsOption('--upstream-timeout'))
     .option('--gpu-peak-tokens-per-second <n>', GPU_PEAK_FLAG_HELP, parsePositiveNumberOption('--gpu-peak-tokens-per-second'))
     .option('--token-in', TOKEN_IN_FLAG_HELP)
     .option('--tool-format <format>', 'the upstream\'s tool-call parser, for token-in output: hermes or qwen3_coder (default: the sim\'s, else SGLang\'s --tool-call-parser, else hermes)')
     .option('--max-attempts <n>', 'attempts of a session before an infrastructure failure is final (default 3; each retry after an exponential backoff)', parseIntegerOption('--max-attempts', 1))
     .option('--pull-concurrency <n>', 'task images pulled at once (default 2; each pull tried 3 times)', parseIntegerOption('--pull-concurrency', 1))
-    .option('--preflight-timeout <seconds>', 'upper bound of the upstream preflight (default 20)', parseIntegerOption('--preflight-timeout', 1))
+    .option('--preflight-timeout <seconds>', 'upper bound of the upstream preflight (default 20)', parseSecondsOption('--preflight-timeout'))
     .option('--db <file>', 'SQLite database (default: $POLAR_DB or ./polar.db)')
     .option('--run-name <name>', 'name of the run (default: <harness>-<time>)')
     .option('--samples <k>', 'sessions per task (a GRPO group)', parseIntegerOption('--samples', 1), 1)
-    .option('--timeout <seconds>', 'deadline of one session', parseIntegerOption('--timeout', 1), 1800)
+    .option('--timeout <seconds>', 'deadline of one session', parseSecondsOption('--timeout'), 1800)
     .option('--limit <m>', 'at most this many tasks', parseIntegerOption('--limit', 1))
     .option('--concurrency <n>', 'agents running at once (default 4; with --admission engine the most, default what the host holds)', parseIntegerOption('--concurrency', 1))
     .option('--admission <mode>', ADMISSION_FLAG_HELP, parseAdmissionMode)

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { AdmissionMode } from '../../rollout/admission/session-admission.js';
 import { ADMISSION_FLAG_HELP, parseAdmissionMode } from '../admission-option.js';
 import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../container-limit-options.js';
-import { parseIntegerOption, parsePositiveNumberOption } from '../parse-number-option.js';
+import { parseIntegerOption, parsePortOption, parsePositiveNumberOption, parseSecondsOption } from '../parse-number-option.js';
 import { collectUpstream, ENGINE_FLAG_HELP, GPU_PEAK_FLAG_HELP, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 
 export interface ServeFlags extends ContainerLimitFlags {
@@ -38,7 +38,7 @@ export function registerServeCommand(program: Command): void {
     .command('serve')
     .description('Serve rollouts over HTTP to a trainer: batches in, completed groups out as export rows; pause/resume around weight syncs')
     .option('--host <host>', 'address to listen on (loopback by default)', '127.0.0.1')
-    .option('--port <n>', 'port to listen on (0 = any free port)', parseIntegerOption('--port'), 8080)
+    .option('--port <n>', 'port to listen on (0 = any free port)', parsePortOption(), 8080)
     .option('--upstream <url>', UPSTREAM_FLAG_HELP, collectUpstream)
     .option('--upstreams-file <file>', UPSTREAMS_FILE_HELP)
     .option('--engine <name>', ENGINE_FLAG_HELP)
@@ -46,17 +46,17 @@ export function registerServeCommand(program: Command): void {
     .option('--token <token>', 'bearer token of the API (default: $POLAR_SERVE_TOKEN, else generated and printed to stderr)')
     .option('--model <name>', 'served model to sample (required when the upstream lists several)')
     .option('--max-tokens-cap <n>', 'upper bound on max_tokens sent upstream', parseIntegerOption('--max-tokens-cap', 1))
-    .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails (default 600)', parseIntegerOption('--upstream-timeout', 1))
+    .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails (default 600)', parseSecondsOption('--upstream-timeout'))
     .option('--gpu-peak-tokens-per-second <n>', GPU_PEAK_FLAG_HELP, parsePositiveNumberOption('--gpu-peak-tokens-per-second'))
     .option('--concurrency <n>', 'agents running at once (default 4; with --admission engine the most, default what the host holds); a batch may ask for fewer of its own', parseIntegerOption('--concurrency', 1))
     .option('--admission <mode>', ADMISSION_FLAG_HELP, parseAdmissionMode)
     .option('--max-batches <n>', 'batches running at once', parseIntegerOption('--max-batches', 1), 2)
     .option('--max-staleness <k>', 'do not start sessions of batches more than k policy versions behind (they wait)', parseIntegerOption('--max-staleness', 0))
     .option('--policy-version <n>', 'policy version at start (default: the highest stored batch\'s, else 0)', parseIntegerOption('--policy-version', 0))
-    .option('--timeout <seconds>', 'default deadline of one session', parseIntegerOption('--timeout', 1), 1800)
+    .option('--timeout <seconds>', 'default deadline of one session', parseSecondsOption('--timeout'), 1800)
     .option('--max-attempts <n>', 'attempts of a session before an infrastructure failure is final (default 3; each retry after an exponential backoff)', parseIntegerOption('--max-attempts', 1))
     .option('--no-eval', 'do not evaluate patches by default (batches may set evaluate)')
-    .option('--max-body-bytes <n>', 'largest accepted request body', parseIntegerOption('--max-body-bytes', 1024), 32 * 1024 * 1024)
+    .option('--max-body-bytes <n>', 'largest accepted request body', parseIntegerOption('--max-body-bytes', 1024, 2 ** 31 - 1), 32 * 1024 * 1024)
     .option('--json', 'print one JSON line per engine event')
     .option('--verbose', 'print what the server does as it does it: batches, ended sessions, completed groups, pauses and resumes')
     .option('--cpus <n>', 'CPUs per session container (default 2)', parseCpus)

@@ -37,6 +37,7 @@ export async function simAction(options: SimOptions): Promise<void> {
   if (!options.prefixCaching) SIM_SPEC_OPTIONS['prefix-caching']?.(spec, 'false', '--no-prefix-caching');
   // vLLM reads these from its environment; the simulator does too (or from the flags).
   spec.control = {
+    ...spec.control,
     devMode: options.devMode === true || process.env['VLLM_SERVER_DEV_MODE'] === '1',
     sleepMode: options.enableSleepMode === true,
     lora: options.enableLora === true,

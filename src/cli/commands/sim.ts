@@ -1,6 +1,6 @@
 // `polar sim`: the built-in simulated model on a real socket, vLLM-compatible or SGLang-shaped (--engine sglang).
 import type { Command } from 'commander';
-import { parseIntegerOption } from '../parse-number-option.js';
+import { parsePortOption } from '../parse-number-option.js';
 
 /** The policy specs for the help text, written out so that `--help` loads no simulator code (a test compares them with knownPolicySpecs()). */
 export const SIM_POLICY_SPECS = ['noop', 'oracle:<dataset.jsonl>', 'scripted:<file.json>'];
@@ -44,6 +44,8 @@ export const SPEC_FLAGS: [flag: string, key: string, description: string][] = [
   ['--fail-session <text,...>', 'failSession', 'for each text, the first conversation containing it fails for good (500s): one session of a task ends infra_error'],
   ['--answer-model <name>', 'answerModel', 'answer with this model field whatever was asked (misrouted server)'],
   ['--vllm-compat <version>', 'vllmCompat', "imitate vLLM <version>'s version-dependent behaviour (e.g. 0.10.2, 0.12.0, 0.17.0)"],
+  ['--streamed-tool-finish <rule>', 'streamedToolFinish', 'after streamed tool-call pieces: any (default, vLLM: an aborted or length-cut stream ends tool_calls too) | stop (only a natural stop does)'],
+  ['--sleep-pauses-scheduler <bool>', 'sleepPausesScheduler', 'vLLM: true (default, current) /is_sleeping is true while paused and /wake_up resumes a paused scheduler; false: older vLLM, executor only'],
   ['--context-error <style>', 'contextError', 'context-overflow wording: legacy | v0.11 | new (default: by --vllm-compat)'],
   ['--first-token-ms <ms>', 'firstTokenMs', 'simulated time to first token'],
   ['--per-token-ms <ms>', 'perTokenMs', 'simulated time per sampled token'],
@@ -67,7 +69,7 @@ export function registerSimCommand(program: Command): void {
     .description('Serve the built-in simulated model (vLLM-compatible, or SGLang-shaped with --engine sglang; real Qwen3 tokenizer and chat template)')
     .option('--policy <spec>', `what the model does: ${SIM_POLICY_SPECS.join(' | ')}`, 'noop')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <n>', 'port to listen on (0 = any free port)', parseIntegerOption('--port'), 8000)
+    .option('--port <n>', 'port to listen on (0 = any free port)', parsePortOption(), 8000)
     .option('--model-name <name>', 'served model name (default polar-sim-qwen3)')
     .option('--no-token-ids', 'imitate vLLM < 0.10.2 (ignore return_token_ids); with --engine sglang, SGLang before PR #30917 (no token ids on chat)')
     .option('--no-tool-calling', 'imitate a server started without --enable-auto-tool-choice')

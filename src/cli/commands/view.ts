@@ -1,7 +1,7 @@
 // `polar view`: the read-only web viewer over the store. Light registration; the server is imported when run.
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { parseIntegerOption } from '../parse-number-option.js';
+import { parseIntegerOption, parsePortOption } from '../parse-number-option.js';
 
 interface ViewOptions {
   db?: string;
@@ -23,7 +23,7 @@ export function registerViewCommand(program: Command): void {
     .command('view')
     .description('Serve a read-only web viewer of runs, sessions and trajectories (safe next to a live rollout)')
     .option('--db <file>', 'SQLite database (default: $POLAR_DB or ./polar.db)')
-    .option('--port <n>', 'port to listen on (0 = any free port)', parseIntegerOption('--port', 0), 8200)
+    .option('--port <n>', 'port to listen on (0 = any free port)', parsePortOption(), 8200)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--open', 'open the viewer in the default browser')
     .option('--upstream <url>', 'vLLM server whose /detokenize gives token text for non-simulated runs')

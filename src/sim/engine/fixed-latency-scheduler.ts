@@ -78,7 +78,8 @@ export class FixedLatencyScheduler implements StepScheduler {
     // No KV model: requests keep their clocks.
   }
 
-  resetPrefixCache(): boolean {
-    return true;
+  /** As vLLM: refused (false) while running requests hold cache blocks (a keep pause's frozen ones too), unless they are reset. */
+  resetPrefixCache(resetRunning: boolean): boolean {
+    return resetRunning || this.running.length === 0;
   }
 }

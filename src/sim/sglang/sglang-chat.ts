@@ -76,7 +76,8 @@ export function handleSglangChat(req: IncomingMessage, res: ServerResponse, o: R
  */
 async function streamChat(res: ServerResponse, o: ResolvedOptions, sim: SimulatedCompletion, request: SimChatRequest, base: { id: string; created: number; model: string }, generation: GenerationHandle, signal: AbortSignal): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
-  const identity = { ...base, serverReturnsTokenIds: false, compat: DEFAULT_COMPAT, reasoningFields: ['reasoning_content'] as const };
+  // SGLang turns only a natural stop into tool_calls (an abort has its own chunk).
+  const identity = { ...base, serverReturnsTokenIds: false, compat: { ...DEFAULT_COMPAT, streamedToolFinish: 'stop' as const }, reasoningFields: ['reasoning_content'] as const };
   await streamChatCompletion(res, signal, generation, { sim, request, identity, behaviour: o.behaviour, chunkTokens: o.chunkTokens, wire: sglangStreamWire(sim, base) });
 }
 
