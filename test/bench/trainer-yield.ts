@@ -45,7 +45,7 @@ export interface YieldLine {
 }
 
 export const trainerYield: Benchmark = {
-  name: 'Trainable-token yield at the trainer: chat vs token-in, per trainer, on recorded sessions of the five real harnesses',
+  name: 'Trainable-token yield at the trainer, per trainer and capture mode, on recorded sessions of the five real harnesses',
   run: async () => renderYield(await measureYield()),
 };
 
