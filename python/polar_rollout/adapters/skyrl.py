@@ -49,7 +49,7 @@ SIGNALS = ("advantage", "reward")
 STOP_REASONS = {"stop": "stop", "tool_calls": "stop", "length": "length", "abort": "abort"}
 
 _PROVENANCE = ("session_id", "row_index", "call_ids", "trace_id", "step_index", "group_id", "task_id", "sample_index",
-               "lineage_kind", "loss_weight", "reward", "advantage", "status", "stop_reason", "policy_versions")
+               "lineage_kind", "loss_weight", "reward", "advantage", "status", "stop_reason", "policy_versions", "capture")
 
 
 def skyrl_stop_reason(stop_reason: Optional[str]) -> str:

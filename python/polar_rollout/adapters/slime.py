@@ -40,7 +40,7 @@ STATUS_BY_SESSION = {"completed": "COMPLETED", "agent_error": "FAILED", "timeout
 _PROVENANCE = (
     "session_id", "row_index", "call_ids", "trace_id", "step_index", "is_last_step", "group_id", "task_id", "sample_index",
     "lineage_id", "lineage_kind", "loss_weight", "reward", "advantage", "status", "status_reason", "stop_reason",
-    "policy_versions", "versions",
+    "policy_versions", "versions", "capture",
 )
 
 

@@ -36,7 +36,7 @@ from .policy_versions import sync_weights
 from .trainer_yield import TrainerYield, report_yield, trainer_yield
 
 _PROVENANCE = ("session_id", "row_index", "call_ids", "trace_id", "group_id", "task_id", "sample_index", "lineage_kind",
-               "loss_weight", "reward", "advantage", "status", "stop_reason", "policy_versions")
+               "loss_weight", "reward", "advantage", "status", "stop_reason", "policy_versions", "capture")
 
 
 def prompt_blocks(prompts: Sequence[Any], num_generations: int) -> List[int]:

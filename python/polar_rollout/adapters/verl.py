@@ -43,7 +43,7 @@ from .trainer_yield import TrainerYield, session_sampled_tokens
 SIGNALS = ("advantage", "reward")
 _MODULE = "verl.experimental.agent_loop.agent_loop"
 _PROVENANCE = ("session_id", "row_index", "call_ids", "trace_id", "group_id", "task_id", "sample_index", "lineage_kind",
-               "loss_weight", "reward", "advantage", "status", "status_reason", "stop_reason", "policy_versions")
+               "loss_weight", "reward", "advantage", "status", "status_reason", "stop_reason", "policy_versions", "capture")
 
 
 def _provenance(row: Row, signal: str) -> Dict[str, Any]:
