@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { BatchRequest } from '../rollout/batch-request.js';
 import { UsageError } from '../errors.js';
 import { TAIL_POLICIES } from '../rollout/admission/tail-policy.js';
+import { CAPTURE_MODES, type CaptureMode } from '../rollout/batch-capture.js';
 
 const positiveInt = z.number().int().min(1);
 type TailPolicyName = (typeof TAIL_POLICIES)[number];
@@ -25,6 +26,7 @@ export const BATCH_BODY = z
     idempotency_key: z.string().min(1).max(200).optional(),
     target_groups: positiveInt.optional(),
     tail: z.enum(TAIL_POLICIES as [TailPolicyName, ...TailPolicyName[]]).optional(),
+    capture: z.enum(CAPTURE_MODES as [CaptureMode, ...CaptureMode[]]).optional(),
   })
   .strict();
 
@@ -57,5 +59,6 @@ export function parseBatchBody(body: unknown, headerKey: string | undefined): Ba
   if (key !== undefined) request.idempotencyKey = key;
   if (value.target_groups !== undefined) request.targetGroups = value.target_groups;
   if (value.tail !== undefined) request.tail = value.tail;
+  if (value.capture !== undefined) request.capture = value.capture;
   return request;
 }
