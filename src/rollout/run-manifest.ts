@@ -56,15 +56,14 @@ export interface RunManifest {
   host: { cores: number; memoryBytes: number; dockerVersion: string | null; platform: string; node: string };
 }
 
-export interface RunCapture {
-  mode: 'token_in' | 'chat';
-  /** hermes | qwen3_coder for token_in (the flag, else the server's parser, else hermes); null for chat. */
-  toolFormat: string | null;
-}
+/** A manifest has no null leaves (a test holds every field filled): chat capture has no tool format. */
+export type RunCapture =
+  | { mode: 'token_in'; /** hermes | qwen3_coder: the flag, else the server's parser, else hermes. */ toolFormat: string }
+  | { mode: 'chat' };
 
 /** The manifest's `capture`: token-in with the tool format the gateway parses its output with, else chat. */
 export function describeCapture(tokenIn: boolean | undefined, toolFormat: string | undefined, serverToolFormat: string | undefined): RunCapture {
-  return tokenIn === true ? { mode: 'token_in', toolFormat: toolFormat ?? serverToolFormat ?? 'hermes' } : { mode: 'chat', toolFormat: null };
+  return tokenIn === true ? { mode: 'token_in', toolFormat: toolFormat ?? serverToolFormat ?? 'hermes' } : { mode: 'chat' };
 }
 
 /** The manifest's replica list: specs for simulators (their ports change), URLs otherwise; absent for one upstream. */

@@ -26,12 +26,12 @@ describe('diffManifests', () => {
 });
 
 describe('describeCapture', () => {
-  it('token_in with the tool format the gateway parses with (the flag, else the server\'s parser, else hermes); chat without one', () => {
+  it('token_in with the tool format the gateway parses with (the flag, else the server\'s parser, else hermes); chat without one (no null leaf in a manifest)', () => {
     expect(describeCapture(true, 'qwen3_coder', 'hermes')).toEqual({ mode: 'token_in', toolFormat: 'qwen3_coder' });
     expect(describeCapture(true, undefined, 'qwen3_coder')).toEqual({ mode: 'token_in', toolFormat: 'qwen3_coder' });
     expect(describeCapture(true, undefined, undefined)).toEqual({ mode: 'token_in', toolFormat: 'hermes' });
-    expect(describeCapture(false, 'qwen3_coder', 'hermes')).toEqual({ mode: 'chat', toolFormat: null });
-    expect(describeCapture(undefined, undefined, undefined)).toEqual({ mode: 'chat', toolFormat: null });
+    expect(describeCapture(false, 'qwen3_coder', 'hermes')).toEqual({ mode: 'chat' });
+    expect(describeCapture(undefined, undefined, undefined)).toEqual({ mode: 'chat' });
   });
 });
 

@@ -103,7 +103,7 @@ describe.skipIf(runtime === undefined)('polar serve: a token_in batch and a chat
       const served = new Set(recording.served.map((generation) => JSON.stringify(servedTokens(generation))));
       const sessionsOf = (batch: string) => store.runs.sessions(store.runs.get(`serve-${batch}`)!.id);
       expect((store.runs.get(`serve-${tokenIn.id}`)!.manifest as { capture: unknown }).capture).toEqual({ mode: 'token_in', toolFormat: 'hermes' });
-      expect((store.runs.get(`serve-${chat.id}`)!.manifest as { capture: unknown }).capture).toEqual({ mode: 'chat', toolFormat: null });
+      expect((store.runs.get(`serve-${chat.id}`)!.manifest as { capture: unknown }).capture).toEqual({ mode: 'chat' });
 
       // token_in: every session completed, one row per lineage, each call conditioned on exactly the tokens before it.
       const rows: Row[] = await api('GET', `/v1/rollouts/${tokenIn.id}/results?format=polar&builder=prefix_merging&advantage=none`);
