@@ -1,6 +1,6 @@
 // polar's typed errors. Library code throws these; only cli/ turns them into output and exit codes.
 
-/** Exit codes, documented in the README. */
+/** Exit codes, documented in docs/reference/exit-codes.md (a test checks every one is there). */
 export const EXIT_CODES = {
   ok: 0,
   generic: 1,

@@ -2,7 +2,7 @@
 
 Rows are the server's JSON objects, kept as plain ``dict``s so nothing is lost or renamed on the way to a
 trainer. This module reads them; it never computes what the server decides (groups, advantages, masks).
-Field meanings are the README's polar format table.
+Field meanings are the polar format table of docs/reference/export-formats.md.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ const MODES: Record<AdmissionMode, true> = { fixed: true, engine: true };
 const ADMISSION_MODES = Object.keys(MODES) as AdmissionMode[];
 
 export const ADMISSION_FLAG_HELP =
-  'how many agents run at once: fixed (--concurrency, default 4) or engine (as many as the engine\'s KV cache holds without queueing or preemption, read from its /metrics, up to --concurrency or what the host holds)';
+  'how many agents run at once: fixed (the default: --concurrency, default 4) or engine (as many as the engine\'s KV cache holds without queueing or preemption, read from its /metrics, up to --concurrency or what the host holds)';
 
 export function parseAdmissionMode(value: string): AdmissionMode {
   if ((ADMISSION_MODES as readonly string[]).includes(value)) return value as AdmissionMode;

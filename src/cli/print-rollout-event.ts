@@ -1,12 +1,20 @@
-// Plain-text lines for rollout events (stdout that is not a terminal, and the quickstart).
+// Plain-text lines for rollout events (stdout that is not a terminal, and the quickstart): where the run's data
+// goes, one line per ended session, pulls. The run's outcome is the command's own closing summary; each phase's
+// time and the engine totals with their caveats are `--verbose`'s (and `polar runs show`'s).
 import type { RolloutEvent } from '../rollout/rollout-events.js';
 import { formatEngineUsage } from '../ui/format-engine.js';
+import { formatCount, formatDuration } from '../ui/format-number.js';
 import { printLine } from './output.js';
 
-export function printRolloutEvent(event: RolloutEvent): void {
+export interface RolloutPrintOptions {
+  /** Also each session's phase times, and the run's end with its engine totals (why utilisation is unknown included). */
+  verbose?: boolean;
+}
+
+export function printRolloutEvent(event: RolloutEvent, options: RolloutPrintOptions = {}): void {
   switch (event.type) {
     case 'run-start':
-      printLine(`run ${event.runName} (id ${event.runId}): ${event.sessions} session(s), harness ${event.harness}, upstream ${event.upstream}`);
+      printLine(`run ${event.runName}: ${formatCount(event.sessions, 'session')}, harness ${event.harness}, upstream ${event.upstream}`);
       printLine(`data: ${event.dbPath}   (polar runs show ${event.runName})`);
       return;
     case 'image-progress':
@@ -27,12 +35,14 @@ export function printRolloutEvent(event: RolloutEvent): void {
     case 'metrics':
       return;
     case 'session-end': {
-      const phases = ['create', 'prepare', 'agent', 'extract', 'evaluate', 'teardown']
-        .filter((phase) => event.timings[phase] !== undefined)
-        .map((phase) => `${phase} ${formatMs(event.timings[phase] ?? 0)}`)
-        .join(', ');
+      const phases = !options.verbose
+        ? ''
+        : ['create', 'prepare', 'agent', 'extract', 'evaluate', 'teardown']
+            .filter((phase) => event.timings[phase] !== undefined)
+            .map((phase) => `${phase} ${formatDuration(event.timings[phase] ?? 0)}`)
+            .join(', ');
       printLine(
-        `session ${event.sessionId} ${event.instanceId}#${event.sampleIndex}: ${event.status}${event.reason ? ` (${event.reason})` : ''}, ${event.calls} call(s), patch ${event.patchBytes} B` +
+        `session ${event.sessionId} ${event.instanceId}#${event.sampleIndex}: ${event.status}${event.reason ? ` (${event.reason})` : ''}, ${formatCount(event.calls, 'call')}, patch ${event.patchBytes} B` +
           (event.reward === null ? '' : `, reward ${event.reward}`) +
           (phases ? ` [${phases}]` : '') +
           (event.detail ? ` - ${event.detail}` : ''),
@@ -40,8 +50,9 @@ export function printRolloutEvent(event: RolloutEvent): void {
       return;
     }
     case 'run-end': {
+      if (!options.verbose) return;
       const counts = Object.entries(event.counts).map(([status, n]) => `${n} ${status}`).join(', ');
-      printLine(`run ${event.runName} done in ${formatMs(event.wallMs)}: ${counts || 'no sessions'}`);
+      printLine(`run ${event.runName} done in ${formatDuration(event.wallMs)}: ${counts || 'no sessions'}`);
       if (event.engine !== undefined) printLine(formatEngineUsage(event.engine));
       return;
     }
@@ -50,8 +61,4 @@ export function printRolloutEvent(event: RolloutEvent): void {
       return unreachable;
     }
   }
-}
-
-function formatMs(ms: number): string {
-  return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
 }

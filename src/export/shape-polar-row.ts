@@ -14,7 +14,7 @@ export interface PolarRowTimings {
   eval_ms: number | null;
 }
 
-/** Every field is documented in the README's polar format table. */
+/** Every field is documented in docs/reference/export-formats.md (the polar format table). */
 export interface PolarExportRecord {
   schema_version: typeof EXPORT_SCHEMA_VERSION;
   session_id: number;

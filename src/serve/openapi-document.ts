@@ -170,7 +170,7 @@ export const OPENAPI_DOCUMENT = {
       get: {
         summary: 'Export rows of completed groups (JSONL), after a cursor',
         description:
-          'A group is delivered once all its samples ended. Headers: Polar-Next-Cursor (pass it as cursor next time), Polar-Groups, Polar-Batch-Status. Rows are `polar export jsonl` records (schema polar-trajectory-v2; fields in the README, polar format); each carries capture: token_in (every call opened its lineage or continued it as token ids), chat, or mixed (token-in was asked and some call fell back to chat with a typed reason). Sessions never graded (a batch with evaluate: false) come only with advantage=none, as reward: null and advantage: null; another estimator over them, or format=openrlhf, is refused with 400 invalid_request before any row.',
+          'A group is delivered once all its samples ended. Headers: Polar-Next-Cursor (pass it as cursor next time), Polar-Groups, Polar-Batch-Status. Rows are `polar export jsonl` records (schema polar-trajectory-v2; every field in the export formats reference, docs/reference/export-formats.md; polar format by default); each carries capture: token_in (every call opened its lineage or continued it as token ids), chat, or mixed (token-in was asked and some call fell back to chat with a typed reason). Sessions never graded (a batch with evaluate: false) come only with advantage=none, as reward: null and advantage: null; another estimator over them, or format=openrlhf, is refused with 400 invalid_request before any row.',
         parameters: [
           idParameter,
           { name: 'cursor', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },

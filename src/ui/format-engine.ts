@@ -1,9 +1,10 @@
 // One line about the engines for people: the dashboard's `engine` row, and the run summary of `polar rollout`
 // and `polar runs show`. Effective utilisation first (processed tokens ÷ what the ceiling allows), then the
-// engine's own queue and KV cache; "unknown" with the reason when there is no ceiling or no metrics.
+// engine's own queue and KV cache. Why utilisation is unknown (no ceiling, no metrics) is said where it was
+// asked for (`polar runs show`, `--verbose`); a rollout's closing lines leave a figure out rather than explain it.
 import type { RolloutEngineMetrics } from '../rollout/rollout-metrics.js';
 import type { EngineUsage } from '../upstream/metrics/engine-usage.js';
-import { formatNumber, formatPercent } from './format-number.js';
+import { formatCount, formatNumber, formatPercent } from './format-number.js';
 
 const count = (value: number | null): string => (value === null ? '-' : formatNumber(value, 0));
 const percent = (value: number | null): string => (value === null ? '-' : formatPercent(value));
@@ -18,12 +19,28 @@ export function engineLine(engine: RolloutEngineMetrics): string {
   return `${utilisation}  run ${count(engine.running)}  wait ${count(engine.waiting)}  kv ${percent(engine.kvUsage)}  preempt ${count(engine.preemptions)}`;
 }
 
-/** A run's engine totals in one line (`polar rollout`'s closing summary, `polar runs show`). */
+/** A run's engine totals in one line, with why utilisation is unknown when it is (`polar runs show`, `--verbose`). */
 export function formatEngineUsage(usage: EngineUsage): string {
-  const tokens = usage.processedTokens === null ? 'tokens processed unknown' : `${formatNumber(usage.processedTokens, 0)} tokens processed`;
-  const utilisation =
-    usage.effectiveUtilisation !== null && usage.ceilingTokensPerSecond !== null
-      ? `effective GPU utilisation ${(usage.effectiveUtilisation * 100).toFixed(1)}% of ${formatNumber(usage.ceilingTokensPerSecond, 0)} tokens/s (${usage.ceilingSource ?? '?'})`
-      : `effective GPU utilisation unknown (${usage.unknown ?? 'no reason given'})`;
-  return `engine: ${tokens}, ${utilisation}, ${count(usage.preemptions)} preemption(s), peak KV usage ${percent(usage.peakKvUsage)}`;
+  const figures = engineFigures(usage);
+  if (usage.effectiveUtilisation !== null && usage.ceilingTokensPerSecond !== null) return `engine: ${figures.join(', ')}`;
+  return `engine: ${figures.join(', ')}; effective GPU utilisation unknown: ${usage.unknown ?? 'no reason given'}`;
+}
+
+/**
+ * The same line for a rollout's closing summary, or undefined when it would say nothing a person needs: no
+ * utilisation figure, no preemption and an idle KV cache (the simulator without a GPU profile).
+ */
+export function briefEngineUsage(usage: EngineUsage): string | undefined {
+  const known = usage.effectiveUtilisation !== null && usage.ceilingTokensPerSecond !== null;
+  if (!known && !(usage.preemptions !== null && usage.preemptions > 0) && !(usage.peakKvUsage !== null && usage.peakKvUsage > 0)) return undefined;
+  return `engine: ${engineFigures(usage).join(', ')}`;
+}
+
+function engineFigures(usage: EngineUsage): string[] {
+  const figures = [usage.processedTokens === null ? 'tokens processed unknown' : `${formatNumber(usage.processedTokens, 0)} tokens processed`];
+  if (usage.effectiveUtilisation !== null && usage.ceilingTokensPerSecond !== null) {
+    figures.push(`effective GPU utilisation ${(usage.effectiveUtilisation * 100).toFixed(1)}% of ${formatNumber(usage.ceilingTokensPerSecond, 0)} tokens/s (${usage.ceilingSource ?? '?'})`);
+  }
+  figures.push(usage.preemptions === null ? 'preemptions unknown' : formatCount(usage.preemptions, 'preemption'), `peak KV usage ${percent(usage.peakKvUsage)}`);
+  return figures;
 }

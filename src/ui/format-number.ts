@@ -27,3 +27,8 @@ export function formatDuration(ms: number): string {
 function pad(value: number): string {
   return String(value).padStart(2, '0');
 }
+
+/** `1 session`, `3 sessions`, `1,024 tokens` (`plural` for nouns that do not just take an s). */
+export function formatCount(count: number, noun: string, plural = `${noun}s`): string {
+  return `${Math.round(count).toLocaleString('en-US')} ${count === 1 ? noun : plural}`;
+}

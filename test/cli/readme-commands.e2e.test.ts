@@ -60,9 +60,15 @@ describe.skipIf(docker === undefined)("the README's two commands in a fresh clon
     const lines = quickstart.stdout.trimEnd().split('\n');
     expect(lines.filter((line) => /^\s+Docker engine\s+\d+s/.test(line))).toHaveLength(1);
     expect(lines.filter((line) => /^\s+test base image\s+\d+s/.test(line))).toHaveLength(1);
-    expect(lines.at(-2)).toMatch(/session completed, reward 1\./);
-    expect(lines.at(-1)).toMatch(/^Next: polar runs show \S+/);
+    expect(lines.filter((line) => /^Done in \d+ s: session completed, reward 1\.$/.test(line))).toHaveLength(1);
+    expect(lines.at(-3)).toMatch(/^Next: polar runs show \S+$/);
+    expect(lines.at(-2)).toBe('      polar view');
+    expect(lines.at(-1)).toMatch(/^ {6}polar export jsonl --run \S+ -o rows\.jsonl$/);
     expect(lines.length).toBeLessThan(40); // one line per step, not debootstrap's log
+    // Nothing the newcomer did not ask for: no engine diagnostics (the simulator has no GPU), no phase timings.
+    expect(quickstart.all).not.toMatch(/utilisation|ceiling|preemption|\[create /);
+    const after = lines.slice(lines.findIndex((line) => line.startsWith('polar quickstart: rollout')));
+    for (const line of after.filter((text) => !/^(Next: | {6})polar /.test(text))) expect(line.length, line).toBeLessThanOrEqual(100);
   }, 600_000);
 
   it('npm test: the set-up says what it checked, and both projects pass', async () => {

@@ -1,6 +1,7 @@
 // A real rollout (Pi in Docker) against the simulator with a GPU profile: the engine's /metrics are polled
 // during the run, its metrics events carry them, and the run stores its engine totals (tokens processed,
-// effective utilisation against the profile's ceiling, peak KV usage), which `polar runs show` prints.
+// effective utilisation against the profile's ceiling, peak KV usage), which `polar runs show` prints. Without a
+// GPU profile there is no ceiling: `polar rollout` then keeps quiet about it unless asked (--verbose).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -70,7 +71,7 @@ describe.skipIf(runtime === undefined)('engine metrics of a rollout (Docker, rea
     } finally {
       vi.restoreAllMocks();
     }
-    expect(stdout).toMatch(/^engine: [\d,]+ tokens processed, effective GPU utilisation \d+\.\d% of [\d,]+ tokens\/s \(profile\), 0 preemption\(s\), peak KV usage \d+%$/m);
+    expect(stdout).toMatch(/^engine: [\d,]+ tokens processed, effective GPU utilisation \d+\.\d% of [\d,]+ tokens\/s \(profile\), 0 preemptions, peak KV usage \d+%$/m);
   }, 300_000);
 
   it('`polar rollout` to a stdout that is not a terminal prints the engine totals once', async () => {
@@ -79,7 +80,23 @@ describe.skipIf(runtime === undefined)('engine metrics of a rollout (Docker, rea
       ['rollout', '--harness', 'pi', '--dataset', EXAMPLE_DATASET, '--upstream', 'sim:oracle?gpu=qwen3-8b-h100', '--no-eval', '--run-name', 'engine-line-once', '--db', store.path],
     );
     expect(exitCode, stderr).toBe(0);
-    expect(stdout).toContain('run engine-line-once done in');
+    expect(stdout).toMatch(/^Run engine-line-once finished in /m);
     expect(stdout.match(/^engine: .*tokens processed.*$/gm)).toHaveLength(1);
+    expect(stdout).toMatch(/^engine: [\d,]+ tokens processed, effective GPU utilisation \d+\.\d% of [\d,]+ tokens\/s \(profile\)/m);
+  }, 300_000);
+
+  it('`polar rollout` on the simulator without a GPU profile says nothing about GPU utilisation, unless --verbose', async () => {
+    const args = ['rollout', '--harness', 'pi', '--dataset', EXAMPLE_DATASET, '--upstream', 'sim:oracle', '--no-eval', '--db', store.path];
+    const quiet = await runInProcess([...args, '--run-name', 'no-gpu-quiet']);
+    expect(quiet.exitCode, quiet.stderr).toBe(0);
+    expect(quiet.stdout).not.toMatch(/^engine:/m);
+    expect(quiet.stdout).not.toMatch(/utilisation|ceiling/);
+    // Prose wraps at 100 columns; a command to run next is one line however long its --db path.
+    for (const line of quiet.stdout.trimEnd().split('\n').filter((text) => !/^(Next: | {6})polar /.test(text))) expect(line.length, line).toBeLessThanOrEqual(100);
+    const verbose = await runInProcess([...args, '--run-name', 'no-gpu-verbose', '--verbose']);
+    expect(verbose.exitCode, verbose.stderr).toBe(0);
+    expect(verbose.stdout).toMatch(/^run no-gpu-verbose done in /m);
+    expect(verbose.stdout).toMatch(/^engine: [\d,]+ tokens processed, 0 preemptions, peak KV usage \d+%; effective GPU utilisation unknown: the simulator has no GPU ceiling without a GPU profile/m);
+    expect(verbose.stdout).toMatch(/\[create \d+ ms, prepare /);
   }, 300_000);
 });

@@ -117,7 +117,7 @@ describe.skipIf(runtime === undefined)('polar serve end to end (Docker, real Pi,
     // has no ceiling, so utilisation is unknown and says how to get one).
     expect(statusPaused.engine.replicas).toHaveLength(1);
     expect(statusPaused.engine.replicas[0]).toMatchObject({ url: statusPaused.replicas[0].url, engine: 'vllm', metrics: 'ok', ceiling: null, effective_utilisation: null });
-    expect(statusPaused.engine.total.utilisation_unknown).toContain('the simulator has one only with a GPU profile');
+    expect(statusPaused.engine.total.utilisation_unknown).toContain('the simulator has no GPU ceiling without a GPU profile');
     const requestsAtPause = sim.stats.requests;
     for (let i = 0; i < 15; i++) {
       expect(sim.stats.inFlight).toBe(0);

@@ -8,13 +8,15 @@ import { buildExampleTaskImage, EXAMPLE_DATASET } from '../../rollout/build-exam
 import { runRollout } from '../../rollout/run-rollout.js';
 import { createDockerRuntime } from '../../runtime/docker-runtime.js';
 import { openStore } from '../../store/open-store.js';
+import { formatCount } from '../../ui/format-number.js';
 import { printLine } from '../output.js';
+import { nextCommandLines, wrapText } from '../wrap-text.js';
 import { printRolloutEvent } from '../print-rollout-event.js';
 import { withSignalCleanup } from '../with-signal-cleanup.js';
 
 const BASE_IMAGE = process.env.POLAR_BASE_IMAGE ?? 'polar-test/base:bookworm';
 
-export async function quickstartAction(flags: { db?: string; harness: string }): Promise<void> {
+export async function quickstartAction(flags: { db?: string; harness: string; verbose?: boolean }): Promise<void> {
   const started = Date.now();
   let stepStarted = started;
   /** One line per step, with its time, aligned with the set-up scripts' lines. */
@@ -50,19 +52,23 @@ export async function quickstartAction(flags: { db?: string; harness: string }):
     const result = await withSignalCleanup((signal) =>
       runRollout(
         { harness: flags.harness, datasetPath: EXAMPLE_DATASET, upstream: 'sim:oracle', samples: 1, timeoutSeconds: 600 },
-        { runtime, store, cacheDir: resolveCacheDir(), signal, emit: printRolloutEvent },
+        { runtime, store, cacheDir: resolveCacheDir(), signal, emit: (event) => printRolloutEvent(event, { verbose: flags.verbose === true }) },
       ),
     );
     const session = store.runs.sessions(result.run.id)[0];
     if (session?.patch) printLine(`patch of session ${session.id}:\n${session.patch.trimEnd()}`);
     printLine();
-    printLine(
-      `Done in ${Math.round((Date.now() - started) / 1000)} s. The ${flags.harness} harness ran unmodified in a container with no network; ` +
-        `its ${session?.callCount ?? 0} model call(s) went through polar's gateway to the built-in simulated model (real Qwen3 tokenizer), ` +
-        `which applied the task's gold patch through the harness's own tools. The patch was graded with SWE-bench semantics: ` +
-        `session ${session?.status ?? 'missing'}, reward ${session?.reward ?? '-'}. Every call is in ${store.path} with its exact prompt and sampled token ids and logprobs.`,
-    );
-    printLine(`Next: polar runs show ${result.run.name}   then   polar export jsonl --run ${result.run.name} -o rows.jsonl   (and npm test runs every test)`);
+    const calls = formatCount(session?.callCount ?? 0, 'model call');
+    const lines = [
+      `Done in ${Math.round((Date.now() - started) / 1000)} s: session ${session?.status ?? 'missing'}, reward ${session?.reward ?? '-'}.`,
+      ...wrapText(
+        `The ${flags.harness} harness ran unmodified in a container with no network. Its ${calls} went through polar's gateway ` +
+          "to the built-in simulated model (the real Qwen3 tokenizer), which applied the task's gold patch with the harness's own tools; " +
+          `the patch was graded with SWE-bench semantics. Every call is in ${store.path}, with its exact prompt and sampled token ids and their logprobs.`,
+      ),
+      ...nextCommandLines([`polar runs show ${result.run.name}`, 'polar view', `polar export jsonl --run ${result.run.name} -o rows.jsonl`]),
+    ];
+    for (const line of lines) printLine(line);
   } finally {
     store.close();
   }

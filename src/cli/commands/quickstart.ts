@@ -8,5 +8,6 @@ export function registerQuickstartCommand(program: Command): void {
     .description('Run the Pi harness on the example task with the built-in oracle model, in Docker, end to end')
     .option('--db <file>', 'SQLite database (default: $POLAR_DB or ./polar.db)')
     .option('--harness <name>', 'harness to run', 'pi')
-    .action(async (flags: { db?: string; harness: string }) => (await import('./quickstart-action.js')).quickstartAction(flags));
+    .option('--verbose', 'also print the session\'s phase times and the engine totals with what they could not measure')
+    .action(async (flags: { db?: string; harness: string; verbose?: boolean }) => (await import('./quickstart-action.js')).quickstartAction(flags));
 }

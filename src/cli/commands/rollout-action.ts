@@ -10,6 +10,7 @@ import { mountDashboard } from '../../ui/mount-dashboard.js';
 import { createDockerRuntime } from '../../runtime/docker-runtime.js';
 import { openStore } from '../../store/open-store.js';
 import { printLine } from '../output.js';
+import { nextCommandLines, wrapText } from '../wrap-text.js';
 import { printRolloutEvent } from '../print-rollout-event.js';
 import { type ContainerLimitFlags, containerLimitsFromFlags } from '../container-limit-options.js';
 import type { ContainerLimits } from '../../runtime/container-runtime.js';
@@ -24,7 +25,8 @@ import type { ToolFormat } from '../../model-format/format-types.js';
 import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
 import { resolveUpstreamSpecs } from '../upstream-specs.js';
 import { storedEngineUsage } from '../stored-engine-usage.js';
-import { formatEngineUsage } from '../../ui/format-engine.js';
+import { briefEngineUsage, formatEngineUsage } from '../../ui/format-engine.js';
+import { formatCount, formatDuration } from '../../ui/format-number.js';
 
 export async function rolloutAction(flags: RolloutFlags): Promise<void> {
   if (flags.resume === undefined && (flags.harness === undefined || flags.dataset === undefined)) {
@@ -42,7 +44,8 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
   const sampling = resolveSamplingPolicy(samplingFlagsOf(flags), DEFAULT_ROLLOUT_SAMPLING);
   const store = openStore(resolveDbPath(flags.db));
   const dashboard = !flags.json && process.stdout.isTTY ? mountDashboard() : undefined;
-  const print = flags.json ? (event: RolloutEvent) => printLine(JSON.stringify(event)) : (dashboard?.push ?? printRolloutEvent);
+  const verbose = flags.verbose === true;
+  const print = flags.json ? (event: RolloutEvent) => printLine(JSON.stringify(event)) : (dashboard?.push ?? ((event: RolloutEvent) => printRolloutEvent(event, { verbose })));
   const pipeline: Partial<PipelineSizes> = {};
   if (flags.initWorkers !== undefined) pipeline.initWorkers = flags.initWorkers;
   if (flags.postWorkers !== undefined) pipeline.postWorkers = flags.postWorkers;
@@ -94,8 +97,8 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
       );
     });
     await dashboard?.close();
-    // Without the dashboard, the run-end event's lines (printRolloutEvent) already gave the engine totals.
-    if (!flags.json) for (const line of ['', ...summaryLines(result, store.path, dashboard !== undefined)]) printLine(line);
+    // --verbose without the dashboard: the run-end event's lines (printRolloutEvent) already gave the engine totals.
+    if (!flags.json) for (const line of ['', ...summaryLines(result, store.path, { verbose, engineShown: verbose && dashboard === undefined })]) printLine(line);
     if (result.run.status === 'interrupted') {
       throw new CancelledError(`run ${result.run.name} was interrupted`, `Continue it with: polar rollout --resume ${result.run.name}`);
     }
@@ -116,16 +119,21 @@ function withLimits(flags: ContainerLimitFlags): { limits?: ContainerLimits } {
   return given === undefined ? {} : { limits: { ...DEFAULT_SESSION_LIMITS, ...given } };
 }
 
-/** The closing paragraph: what the run did, where its data is, and the commands to run next (`withEngine`: and the engine totals). */
-function summaryLines(result: RolloutResult, dbPath: string, withEngine: boolean): string[] {
+/**
+ * The closing lines: what the run did, where its data is, the engine totals when they say something (all of them,
+ * with what could not be measured, under --verbose), and the commands to run next.
+ */
+function summaryLines(result: RolloutResult, dbPath: string, options: { verbose: boolean; engineShown: boolean }): string[] {
   const { run, counts } = result;
   const total = Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0);
   const parts = Object.entries(counts).map(([status, n]) => `${n} ${status}`).join(', ');
   const db = path.resolve(dbPath) === path.resolve(resolveDbPath(undefined)) ? '' : ` --db ${dbPath}`;
-  const engine = withEngine ? storedEngineUsage(run.stats ?? {}) : undefined;
+  const usage = options.engineShown ? undefined : storedEngineUsage(run.stats ?? {});
+  const engine = usage === undefined ? undefined : options.verbose ? formatEngineUsage(usage) : briefEngineUsage(usage);
+  const wallMs = typeof run.stats?.['wallMs'] === 'number' ? ` in ${formatDuration(run.stats['wallMs'])}` : '';
   return [
-    `Run ${run.name} ${run.status}${run.statusReason ? ` (${run.statusReason})` : ''}: ${total} session(s), ${parts || 'none ended'}; every captured call is in ${dbPath}.`,
-    ...(engine !== undefined ? [formatEngineUsage(engine)] : []),
-    `Next: polar runs show ${run.name}${db}  ·  polar export jsonl --run ${run.name}${db} -o rows.jsonl  ·  polar view${db}`,
+    ...wrapText(`Run ${run.name} ${run.status}${wallMs}${run.statusReason ? ` (${run.statusReason})` : ''}: ${formatCount(total, 'session')}, ${parts || 'none ended'}; every captured call is in ${dbPath}.`),
+    ...(engine !== undefined ? [engine] : []),
+    ...nextCommandLines([`polar runs show ${run.name}${db}`, `polar view${db}`, `polar export jsonl --run ${run.name}${db} -o rows.jsonl`]),
   ];
 }

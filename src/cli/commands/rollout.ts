@@ -37,6 +37,7 @@ export interface RolloutFlags extends ContainerLimitFlags, TaskSetFlags, Samplin
   samples: number;
   timeout: number;
   json?: boolean;
+  verbose?: boolean;
 }
 
 export function registerRolloutCommand(program: Command): void {
@@ -52,25 +53,26 @@ export function registerRolloutCommand(program: Command): void {
     .option('--engine <name>', ENGINE_FLAG_HELP)
     .option('--model <name>', 'served model to sample (required when the upstream lists several)')
     .option('--max-tokens-cap <n>', 'upper bound on max_tokens sent upstream', parseIntegerOption('--max-tokens-cap', 1))
-    .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails', parseIntegerOption('--upstream-timeout', 1))
+    .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails (default 600)', parseIntegerOption('--upstream-timeout', 1))
     .option('--gpu-peak-tokens-per-second <n>', GPU_PEAK_FLAG_HELP, parsePositiveNumberOption('--gpu-peak-tokens-per-second'))
     .option('--token-in', TOKEN_IN_FLAG_HELP)
     .option('--tool-format <format>', TOOL_FORMAT_FLAG_HELP)
-    .option('--max-attempts <n>', 'attempts of a session before an infrastructure failure is final', parseIntegerOption('--max-attempts', 1))
-    .option('--pull-concurrency <n>', 'task images pulled at once', parseIntegerOption('--pull-concurrency', 1))
+    .option('--max-attempts <n>', 'attempts of a session before an infrastructure failure is final (default 3; each retry after an exponential backoff)', parseIntegerOption('--max-attempts', 1))
+    .option('--pull-concurrency <n>', 'task images pulled at once (default 2; each pull tried 3 times)', parseIntegerOption('--pull-concurrency', 1))
     .option('--preflight-timeout <seconds>', PREFLIGHT_TIMEOUT_FLAG_HELP, parseIntegerOption('--preflight-timeout', 1))
     .option('--db <file>', 'SQLite database (default: $POLAR_DB or ./polar.db)')
     .option('--run-name <name>', 'name of the run (default: <harness>-<time>)')
     .option('--samples <k>', 'sessions per task (a GRPO group)', parseIntegerOption('--samples', 1), 1)
     .option('--timeout <seconds>', 'deadline of one session', parseIntegerOption('--timeout', 1), 1800)
     .option('--limit <m>', 'at most this many tasks', parseIntegerOption('--limit', 1))
-    .option('--concurrency <n>', 'agents running at once (the model-facing pool; with --admission engine the most)', parseIntegerOption('--concurrency', 1))
+    .option('--concurrency <n>', 'agents running at once (default 4; with --admission engine the most, default what the host holds)', parseIntegerOption('--concurrency', 1))
     .option('--admission <mode>', ADMISSION_FLAG_HELP, parseAdmissionMode)
-    .option('--init-workers <n>', 'container set-up pool size', parseIntegerOption('--init-workers', 1))
-    .option('--post-workers <n>', 'patch/evaluation/teardown pool size', parseIntegerOption('--post-workers', 1))
-    .option('--ready-buffer <n>', 'prepared containers waiting for a run slot', parseIntegerOption('--ready-buffer', 1))
+    .option('--init-workers <n>', 'container set-up pool size (default 2 x the agents, at least 2, at most 8 per CPU core)', parseIntegerOption('--init-workers', 1))
+    .option('--post-workers <n>', 'patch/evaluation/teardown pool size (default as --init-workers)', parseIntegerOption('--post-workers', 1))
+    .option('--ready-buffer <n>', 'prepared containers waiting for a run slot (default: the agents)', parseIntegerOption('--ready-buffer', 1))
     .option('--no-eval', 'do not evaluate the patches (SWE-bench) in the post stage')
     .option('--json', 'print one JSON event per line')
+    .option('--verbose', 'also print each session\'s phase times and the engine totals with what they could not measure')
     .option('--cpus <n>', 'CPUs per session container (default 2)', parseCpus)
     .option('--memory <size>', 'memory per session container, e.g. 4g or 512m (default 4g)', parseMemory)
     .option('--pids-limit <n>', 'processes per session container (default 4096)', parsePids);

@@ -8,6 +8,7 @@ import { startServe } from '../../serve/start-serve.js';
 import { openStore } from '../../store/open-store.js';
 import { containerLimitsFromFlags } from '../container-limit-options.js';
 import { printError, printLine } from '../output.js';
+import { printServeEvent } from '../print-serve-event.js';
 import { resolveUpstreamSpecs } from '../upstream-specs.js';
 import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
 import { waitForShutdown } from '../wait-for-shutdown.js';
@@ -66,6 +67,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     });
     if (running.generatedToken) printError(`polar serve token (send as Authorization: Bearer <token>): ${running.token}`);
     if (flags.json) running.engine.on((event) => printLine(JSON.stringify(event)));
+    else if (flags.verbose) running.engine.on(printServeEvent);
     printLine(`polar serve listening at ${running.url} (upstream ${upstreams.join(', ')}; capture ${running.engine.defaultCapture} unless a batch asks; db ${dbPath}; API at ${running.url}/openapi.json)`);
     try {
       await waitForShutdown();

@@ -37,6 +37,7 @@ export interface ServeFlags extends ContainerLimitFlags, SamplingOptionValues {
   eval: boolean;
   maxBodyBytes: number;
   json?: boolean;
+  verbose?: boolean;
 }
 
 
@@ -53,21 +54,22 @@ export function registerServeCommand(program: Command): void {
     .option('--token <token>', 'bearer token of the API (default: $POLAR_SERVE_TOKEN, else generated and printed to stderr)')
     .option('--model <name>', 'served model to sample (required when the upstream lists several)')
     .option('--max-tokens-cap <n>', 'upper bound on max_tokens sent upstream', parseIntegerOption('--max-tokens-cap', 1))
-    .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails', parseIntegerOption('--upstream-timeout', 1))
+    .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails (default 600)', parseIntegerOption('--upstream-timeout', 1))
     .option('--gpu-peak-tokens-per-second <n>', GPU_PEAK_FLAG_HELP, parsePositiveNumberOption('--gpu-peak-tokens-per-second'))
     .option('--token-in', SERVE_TOKEN_IN_HELP)
     .option('--tool-format <format>', TOOL_FORMAT_FLAG_HELP)
     .option('--preflight-timeout <seconds>', PREFLIGHT_TIMEOUT_FLAG_HELP, parseIntegerOption('--preflight-timeout', 1))
-    .option('--concurrency <n>', 'agents per batch running at once (a batch may ask for its own)', parseIntegerOption('--concurrency', 1))
+    .option('--concurrency <n>', 'agents running at once (default 4; with --admission engine the most, default what the host holds); a batch may ask for fewer of its own', parseIntegerOption('--concurrency', 1))
     .option('--admission <mode>', ADMISSION_FLAG_HELP, parseAdmissionMode)
     .option('--max-batches <n>', 'batches running at once', parseIntegerOption('--max-batches', 1), 2)
     .option('--max-staleness <k>', 'do not start sessions of batches more than k policy versions behind (they wait)', parseIntegerOption('--max-staleness', 0))
     .option('--policy-version <n>', 'policy version at start (default: the highest stored batch\'s, else 0)', parseIntegerOption('--policy-version', 0))
     .option('--timeout <seconds>', 'default deadline of one session', parseIntegerOption('--timeout', 1), 1800)
-    .option('--max-attempts <n>', 'attempts of a session before an infrastructure failure is final', parseIntegerOption('--max-attempts', 1))
+    .option('--max-attempts <n>', 'attempts of a session before an infrastructure failure is final (default 3; each retry after an exponential backoff)', parseIntegerOption('--max-attempts', 1))
     .option('--no-eval', 'do not evaluate patches by default (batches may set evaluate)')
     .option('--max-body-bytes <n>', 'largest accepted request body', parseIntegerOption('--max-body-bytes', 1024), 32 * 1024 * 1024)
     .option('--json', 'print one JSON line per engine event')
+    .option('--verbose', 'print what the server does as it does it: batches, ended sessions, completed groups, pauses and resumes')
     .option('--cpus <n>', 'CPUs per session container (default 2)', parseCpus)
     .option('--memory <size>', 'memory per session container, e.g. 4g (default 4g)', parseMemory)
     .option('--pids-limit <n>', 'processes per session container (default 4096)', parsePids);

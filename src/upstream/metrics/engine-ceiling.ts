@@ -13,9 +13,9 @@ export interface EngineCeiling {
   detail: string;
 }
 
-/** The fix polar prints when a replica has no ceiling (`simulated`: polar's simulator, which has one only with a GPU profile). */
+/** The fix polar prints when a replica has no ceiling (`simulated`: polar's simulator, which has one only with a GPU profile; its URL, a port of this run, would tell the reader nothing). */
 export function noCeilingHint(url: string, simulated = false): string {
-  if (simulated) return `no ceiling for ${url}: the simulator has one only with a GPU profile (sim:<policy>?gpu=qwen3-8b-h100, polar sim --gpu; polar sim --list-gpus), or pass --gpu-peak-tokens-per-second <tokens/s>`;
+  if (simulated) return 'the simulator has no GPU ceiling without a GPU profile: give it one (sim:<policy>?gpu=qwen3-8b-h100, polar sim --gpu; polar sim --list-gpus lists them) or pass --gpu-peak-tokens-per-second <tokens/s>';
   return `no ceiling for ${url}: measure one with \`polar engine calibrate --upstream ${url}\` (stored for later runs), or pass --gpu-peak-tokens-per-second <tokens/s>`;
 }
 

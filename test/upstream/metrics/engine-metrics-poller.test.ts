@@ -190,7 +190,7 @@ describe('the ceiling', () => {
     const simulated = new EngineMetricsPoller({ replicas: [{ url: server.url, engine: 'vllm', model: 'polar-sim-qwen3', engineVersion: '0.11.0-polar-sim' }] });
     cleanups.push(() => simulated.close());
     await simulated.pollNow();
-    expect(simulated.snapshot().replicas[0]?.utilisationUnknown).toContain('the simulator has one only with a GPU profile (sim:<policy>?gpu=qwen3-8b-h100');
+    expect(simulated.snapshot().replicas[0]?.utilisationUnknown).toContain('the simulator has no GPU ceiling without a GPU profile: give it one (sim:<policy>?gpu=qwen3-8b-h100');
     await meter.pollNow();
     await meter.pollNow();
     const replica = meter.snapshot().replicas[0];
