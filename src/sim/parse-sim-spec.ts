@@ -83,6 +83,7 @@ export const SIM_SPEC_OPTIONS: Record<string, Setter> = {
   'sglang-version': sglang('version', (value) => value),
   'reasoning-parser': sglang('reasoningParser', toBoolean),
   'tokenize-messages': sglang('tokenizeMessages', toBoolean),
+  tokenize: sglang('tokenize', toBoolean),
   'router-workers': sglang('routerWorkers', (value, name) => toInteger(value, name, 0)),
   'unhealthy-workers': sglang('unhealthyWorkers', (value, name) => toInteger(value, name, 0)),
   'enable-metrics': sglang('enableMetrics', toBoolean),

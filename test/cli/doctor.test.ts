@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runInProcess } from '../helpers/run-in-process.js';
 
 const POLAR = path.resolve(import.meta.dirname, '../../bin/polar.js');
-const CHECKS = ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'eos-token-ids', 'template', 'metrics', 'engine-control'];
+const CHECKS = ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'token-in', 'eos-token-ids', 'template', 'metrics', 'engine-control'];
 
 describe('polar doctor', () => {
   it('prints every check as a table and exits 0 for a healthy server', async () => {

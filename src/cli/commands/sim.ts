@@ -29,6 +29,7 @@ export const SPEC_FLAGS: [flag: string, key: string, description: string][] = [
   ['--sglang-version <version>', 'sglangVersion', 'with --engine sglang: the version /get_server_info reports (default 0.5.19, 0.5.13 with --no-token-ids)'],
   ['--reasoning-parser <bool>', 'reasoningParser', 'with --engine sglang: false imitates a server without --reasoning-parser (thinking stays in content)'],
   ['--tokenize-messages <bool>', 'tokenizeMessages', 'with --engine sglang: false imitates an older /tokenize that takes text only'],
+  ['--tokenize <bool>', 'tokenize', 'with --engine sglang: false answers /tokenize with 404 (a server or proxy without the route)'],
   ['--router-workers <n>', 'routerWorkers', "with --engine sglang: answer as SGLang's router in front of n workers (GET /workers)"],
   ['--enable-metrics <bool>', 'enableMetrics', 'with --engine sglang: true serves GET /metrics under SGLang\'s names (SGLang does only with --enable-metrics; default false)'],
   ['--served-model-name <a,b>', 'servedModelName', 'serve several model names (the first is the default)'],

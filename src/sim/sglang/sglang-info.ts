@@ -50,6 +50,11 @@ export function modelList(o: ResolvedOptions): Record<string, unknown> {
 
 /** `/tokenize`: a text prompt always; chat messages (rendered with the template) only where SGLang has them. */
 export function handleSglangTokenize(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions): Promise<void> {
+  if (!o.sglang.tokenize) {
+    req.resume();
+    sendJson(res, 404, { detail: 'Not Found' });
+    return Promise.resolve();
+  }
   return withSglangErrors(res, async () => {
     const raw = (await readJson(req)) as Record<string, unknown>;
     if ('messages' in raw && !o.sglang.tokenizeMessages) throw badRequest("1 validation error for TokenizeRequest\nprompt\n  Field required [type=missing, input_value={'messages': ...}, input_type=dict]");

@@ -9,6 +9,8 @@ export interface SglangSimOptions {
   reasoningParser?: boolean;
   /** `/tokenize` renders chat messages (default true); false: text only, as older SGLang. */
   tokenizeMessages?: boolean;
+  /** `/tokenize` exists (default true); false: 404, as an SGLang (or a proxy in front of it) without the route. */
+  tokenize?: boolean;
   /** Answer as SGLang's router in front of this many workers (`GET /workers`; default 0: a plain server). */
   routerWorkers?: number;
   /** Of the router's workers, this many report unhealthy. */
@@ -23,6 +25,7 @@ export interface ResolvedSglangSim {
   chatTokenIds: boolean;
   reasoningParser: boolean;
   tokenizeMessages: boolean;
+  tokenize: boolean;
   routerWorkers: number;
   unhealthyWorkers: number;
   enableMetrics: boolean;
@@ -34,6 +37,7 @@ export function resolveSglangSim(options: SglangSimOptions | undefined, chatToke
     chatTokenIds,
     reasoningParser: options?.reasoningParser ?? true,
     tokenizeMessages: options?.tokenizeMessages ?? true,
+    tokenize: options?.tokenize ?? true,
     routerWorkers: options?.routerWorkers ?? 0,
     unhealthyWorkers: options?.unhealthyWorkers ?? 0,
     enableMetrics: options?.enableMetrics ?? false,

@@ -176,6 +176,7 @@ function checkChatIds(run: PreflightRun, tokenIn: TokenInProbe, promptIds: numbe
 /** `token-in`: whether --token-in works on this server (fatal only when a token-in run has nothing else). */
 function checkTokenIn(run: PreflightRun, tokenIn: TokenInProbe): void {
   const { profile, options, pass, fail } = run;
+  profile.tokenInRoute = tokenIn.ok ? { ok: true, why: null } : { ok: false, why: tokenIn.why };
   if (tokenIn.ok) {
     pass('token-in', '/tokenize renders messages as the chat endpoint does and /generate answers ids and logprobs: --token-in works');
     return;

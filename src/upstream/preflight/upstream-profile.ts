@@ -72,10 +72,21 @@ export interface UpstreamProfile {
   maxTotalTokens?: number | null;
   /** SGLang: whether non-streaming chat answers carry token ids (PR #30917); false sends token-in fallbacks to /generate. */
   chatTokenIds?: boolean;
+  /**
+   * Whether the engine's token-in route works (vLLM: /tokenize with messages + /v1/completions with
+   * return_token_ids; SGLang: /tokenize with messages + /generate), and why not. Absent: not probed.
+   */
+  tokenInRoute?: TokenInRoute;
   /** SGLang behind its router: the worker URLs the router lists. */
   routerWorkers?: string[];
   /** Which engine-control features the server offers (pause keep/abort, sleep, weight updates), and the fixes. */
   control?: ControlCapabilities;
+}
+
+/** What the preflight found of the token-in route (`why`: what the engine lacks, null when it works). */
+export interface TokenInRoute {
+  ok: boolean;
+  why: string | null;
 }
 
 /** What a server's logprobs are (see UpstreamProfile.logprobMode). */

@@ -113,6 +113,21 @@ describe('runPreflight against SGLang', () => {
     expect(plain.eosTokenIds).toEqual([151645, 151643]);
   });
 
+  it('a server without /tokenize (404): token-in unavailable and said so, the profile records why; eos ids then need the flag when the probe stopped on none', async () => {
+    const url = await sglang({ sglang: { tokenize: false } });
+    const profile = await runPreflight({ upstreamUrl: url, sampling: DEFAULT_ROLLOUT_SAMPLING, eosTokenIds: [151645, 151643] });
+    expect(profile.tokenInRoute).toEqual({ ok: false, why: 'the server has no /tokenize route (answered 404)' });
+    expect(profile.checks.find((check) => check.name === 'token-in')).toMatchObject({ ok: true, detail: 'not available (the server has no /tokenize route (answered 404)); without --token-in nothing needs it' });
+    expect(profile.eosTokenIds).toEqual([151645, 151643]);
+    // A model whose probe answer is a tool call stops on no end-of-turn id: without /tokenize nothing derives them.
+    const toolCaller = await startSimServer({ policy: () => ({ toolCalls: [{ name: 'get_time', arguments: { city: 'Paris' } }] }), engine: 'sglang', sglang: { tokenize: false } });
+    servers.push(toolCaller);
+    const error = await failure(runPreflight({ upstreamUrl: toolCaller.url, sampling: DEFAULT_ROLLOUT_SAMPLING }));
+    expect(error.message).toMatch(/^preflight \(eos-token-ids\)/);
+    expect(error.hint).toContain('--eos-token-ids');
+    expect((await runPreflight({ upstreamUrl: await sglang(), sampling: DEFAULT_ROLLOUT_SAMPLING })).tokenInRoute).toEqual({ ok: true, why: null });
+  });
+
   it('exit 3: no --tool-call-parser names the SGLang flag; no --reasoning-parser only warns', async () => {
     const error = await failure(runPreflight({ upstreamUrl: await sglang({ toolCalling: false }), sampling: DEFAULT_ROLLOUT_SAMPLING }));
     expect(error.exitCode).toBe(3);
