@@ -22,10 +22,12 @@ export interface InFlightCall {
 
 /**
  * - `non-streaming-upstream`: a keep pause changed the weights mid-call, and the upstream answer is not streamed
- *   (SGLang chat, --non-streaming-upstream, SGLang /generate): no token count at the pause.
+ *   (SGLang chat, --non-streaming-upstream, a non-streaming client's call): no token count at the pause.
  * - `weights-changed-while-running`: the weights changed while the call ran on an engine polar had not paused.
+ * - `engine-disagrees`: the engine's per-chunk weight_version labels change at other tokens than polar's
+ *   boundaries (engine-reported-versions.ts).
  */
-export type VersionUnobservedReason = 'non-streaming-upstream' | 'weights-changed-while-running';
+export type VersionUnobservedReason = 'non-streaming-upstream' | 'weights-changed-while-running' | 'engine-disagrees';
 
 /** What a version change did to the calls in flight. */
 export interface VersionChange {
