@@ -5,8 +5,8 @@
 // label changed. When they disagree, the scheduler's spans (exact by construction) replace polar's boundaries;
 // per-chunk labels cannot (SGLang stamps a chunk with the label at output time, and tokens of several steps can
 // share a chunk), so the call's versions are then unknown and it is never trained on. Only the positions of the
-// changes are compared (a long-lived server may carry a label from an earlier run); the labels' policy versions
-// (polar writes decimal ones) are needed only to adopt the scheduler's spans.
+// changes are compared (a long-lived server may carry a label from an earlier run); to adopt the scheduler's
+// spans, the first is the version the call was sent with and each later one needs polar's own (decimal) label.
 import type { EngineVersionsWire } from '../upstream/vllm-api-types.js';
 import type { InFlightCall } from './in-flight-versions.js';
 
@@ -43,7 +43,9 @@ export function reconcileEngineVersions(call: Pick<InFlightCall, 'policyVersion'
   if (reported == null || call.policyVersion === undefined || tokens === 0) return recorded;
   const runs = engineRuns(reported, tokens);
   if (runs[0]?.start !== 0) return recorded;
-  const adoptable = reported.exact && runs.every((run) => run.version !== null);
+  // The first run's weights are those the call was sent with (SGLang boots with the label "default"); later ones
+  // need polar's own labels to be given a policy version.
+  const adoptable = reported.exact && runs.slice(1).every((run) => run.version !== null);
   if (call.versionUnobserved === undefined) {
     const engine = runs.slice(1).map((run) => run.start);
     const polar = polarChanges(call.policyVersion, call.versionBoundaries ?? [], tokens);
@@ -52,7 +54,7 @@ export function reconcileEngineVersions(call: Pick<InFlightCall, 'policyVersion'
   if (!adoptable) return call.versionUnobserved === undefined ? { ...recorded, versionUnobserved: 'engine-disagrees' } : recorded;
   const boundaries: [number, number][] = [];
   let current = call.policyVersion;
-  for (const run of runs) {
+  for (const run of runs.slice(1)) {
     if (run.version === current) continue;
     current = run.version as number;
     boundaries.push([run.start, current]);

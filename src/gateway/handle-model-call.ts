@@ -88,6 +88,7 @@ export async function handleModelCall(
     if (route) Object.assign(context, { mode: route.mode, tokenInFallback: route.fallback, upstreamRequest: route.body, afterCommit: route.committed });
     const upstreamStreams = route?.streams ?? chatStreams;
     if (!upstreamStreams) delete context.streamedTokens;
+    if (route !== undefined && route.heldBack > 0) context.heldBack = route.heldBack;
     const accept = upstreamStreams ? 'text/event-stream' : 'application/json';
     const upstream = route ? await route.send(abort.signal, accept) : await context.upstream.chatCompletions(context.upstreamRequest, abort.signal, accept);
     context.res.off('close', onClientClose);

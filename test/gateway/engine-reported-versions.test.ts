@@ -40,7 +40,9 @@ describe('reconcileEngineVersions', () => {
   it('the scheduler\'s exact spans replace polar\'s boundaries, and rescue a call polar could not bound', () => {
     expect(reconcileEngineVersions({ policyVersion: 0, versionBoundaries: [[6, 1]] }, labels(true, [0, '0'], [4, '1']), 10)).toEqual({ versionBoundaries: [[4, 1]], versionUnobserved: undefined });
     expect(reconcileEngineVersions({ policyVersion: 0, versionUnobserved: 'weights-changed-while-running' }, labels(true, [0, '0'], [3, '1'], [7, '2']), 10)).toEqual({ versionBoundaries: [[3, 1], [7, 2]], versionUnobserved: undefined });
-    // Exact spans under labels polar did not write cannot be given a policy version: unknown.
+    // The first span is the version the call was sent with, whatever its label (SGLang boots as "default").
+    expect(reconcileEngineVersions({ policyVersion: 2, versionUnobserved: 'stream-interval' }, labels(true, [0, 'default'], [5, '3']), 10)).toEqual({ versionBoundaries: [[5, 3]], versionUnobserved: undefined });
+    // A later span under a label polar did not write cannot be given a policy version: unknown.
     expect(reconcileEngineVersions({ policyVersion: 0, versionBoundaries: [[6, 1]] }, labels(true, [0, 'default'], [4, 'step-1']), 10)).toMatchObject({ versionUnobserved: 'engine-disagrees' });
     expect(reconcileEngineVersions({ policyVersion: 0, versionUnobserved: 'non-streaming-upstream' }, labels(false, [0, '0'], [3, '1']), 10)).toEqual({ versionBoundaries: undefined, versionUnobserved: 'non-streaming-upstream' });
   });

@@ -16,6 +16,8 @@ export interface TokenInOptions {
   toolFormat?: ToolFormat;
   /** The upstream's context length: completions default to 16 new tokens, chat to the rest of the context. */
   maxModelLen?: number | null;
+  /** Tokens between the outputs of a streamed token-in answer (SGLang --stream-interval; default 1). */
+  streamInterval?: number;
   /**
    * A call that continues no lineage goes upstream as token ids too: the upstream's own rendering of the
    * conversation (from /tokenize), recorded as a chat-mode call with its fallback reason. For an engine
@@ -32,6 +34,8 @@ export interface TokenInRoute {
   body: Buffer;
   /** The upstream answers as a stream (SSE): each sampled token shows as it comes. */
   streams: boolean;
+  /** Tokens the streamed answer may hold back (stream interval − 1; 0 when each token shows as it comes). */
+  heldBack: number;
   send(signal: AbortSignal, accept: string): Promise<UpstreamResponse>;
   /** Called with the committed record: an ok call extends (or starts) a lineage. */
   committed(record: CallRecord): void;
@@ -101,13 +105,15 @@ export async function routeTokenIn(
     fallback,
     body: chatBody,
     streams: body.stream === true,
+    heldBack: 0,
     send: (s, accept) => upstream.chatCompletions(chatBody, s, accept),
     committed,
   });
   const asIds = (mode: CallMode, fallback: TokenInFallback | null, promptIds: number[], maxModelLen: number | null): TokenInRoute => {
     const call: TokenInCall = { chat: { ...body, stream: streamIds }, promptIds, maxModelLen: options.maxModelLen ?? maxModelLen, parse: format };
     const sent = engine.tokenInBody(call);
-    return { mode, fallback, body: sent, streams: streamIds, send: (s, accept) => engine.sendTokenIn(upstream, call, sent, s, accept), committed };
+    const heldBack = streamIds ? Math.max(0, (options.streamInterval ?? 1) - 1) : 0;
+    return { mode, fallback, body: sent, streams: streamIds, heldBack, send: (s, accept) => engine.sendTokenIn(upstream, call, sent, s, accept), committed };
   };
   const why = unsupported(body);
   if (why) return chat({ reason: 'unsupported-request', detail: why });

@@ -2,14 +2,19 @@
 // tokens (SGLang's --stream-interval), written as SGLang writes it (http_server.py @ 0025436e generate_request:
 // `data: <json>` per output, `data: [DONE]` last) in one of its releases' shapes (SglangStreamOutput), each
 // output's meta_info.weight_version the label in force when the output came out. The flaws on request: outputs
-// that queue up while the writer lags (coalesced, or all but the newest dropped in the legacy shape), the
+// that queue up while the writer lags (coalesced, or all but the newest dropped from output_ids in the legacy
+// shape; a queued output waits for the next one at most WRITER_LAG_MS, never across a pause), the
 // scheduler's weight_versions spans on the finished chunk, and a connection cut without [DONE].
 import type { ServerResponse } from 'node:http';
 import type { SglangGenerateWire, SglangTokenLogprobWire } from '../../upstream/engines/sglang-api-types.js';
-import type { EmittedToken, GenerationFinish, GenerationHandle } from '../engine/generation-types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { EmittedToken, GenerationFinish, GenerationHandle, TokenBatch } from '../engine/generation-types.js';
 import type { ResolvedOptions } from '../sim-server.js';
 import { writeOrStop } from '../write-response.js';
 import { type EmittedLogprobs, emittedLogprobs, type Generated, metaInfo, weightVersionSpans } from './sglang-generate-answer.js';
+
+/** How long a queued output waits for the next one before the lagging writer catches up (stream-backlog). */
+const WRITER_LAG_MS = 25;
 
 /** One output of the scheduler: tokens [start, end), its finish, the label when it came out. */
 interface Output {
@@ -36,9 +41,23 @@ export async function streamSglangGenerate(res: ServerResponse, signal: AbortSig
   let queued: Output[] = [];
   let outputs = 0;
   let written = 0;
+  const write = async (): Promise<boolean> => {
+    const chunk = chunkOf(g, queued, written, shape, tokens, { logprobs, top }, stream, o);
+    queued = [];
+    written = tokens.length;
+    return writeOrStop(res, `data: ${JSON.stringify(chunk)}\n\n`, signal);
+  };
+  let next: Promise<TokenBatch> | null = null;
   for (;;) {
-    const batch = await generation.next(Math.max(1, o.chunkTokens));
+    next ??= generation.next(Math.max(1, o.chunkTokens));
+    // A queued output goes out with the next one, or once the writer has caught up (never held across a pause).
+    const batch = queued.length === 0 ? await next : await Promise.race([next, sleep(WRITER_LAG_MS).then(() => null)]);
     if (signal.aborted) return;
+    if (batch === null) {
+      if (!(await write())) return;
+      continue;
+    }
+    next = null;
     if (batch.tokens.length === 0 && batch.finish === null) continue;
     tokens.push(...batch.tokens);
     if (g.logprobs) {
@@ -49,12 +68,9 @@ export async function streamSglangGenerate(res: ServerResponse, signal: AbortSig
     outputs += 1;
     queued.push({ start: batch.offset, end: tokens.length, finish: batch.finish, label: o.control.weightLabel });
     const cut = o.sglang.dropStreamAfter > 0 && tokens.length >= o.sglang.dropStreamAfter && batch.finish === null;
-    // The writer lags: this output waits in the tokenizer manager for the next one.
+    // The writer lags: this output waits in the tokenizer manager (for the next one, at most WRITER_LAG_MS).
     if (!cut && batch.finish === null && o.sglang.streamBacklog > 0 && outputs % o.sglang.streamBacklog === 0) continue;
-    const chunk = chunkOf(g, queued, written, shape, tokens, { logprobs, top }, stream, o);
-    queued = [];
-    written = tokens.length;
-    if (!(await writeOrStop(res, `data: ${JSON.stringify(chunk)}\n\n`, signal))) return;
+    if (!(await write())) return;
     if (cut) {
       // SGLang's scheduler aborted the request with a 503 (an HTTPException inside the stream): the connection
       // closes after what was written, without the chunked answer's end.

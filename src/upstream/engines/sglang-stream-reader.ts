@@ -57,6 +57,7 @@ export class SglangStreamReader {
   /** Sampled ids passed on so far. */
   private have = 0;
   private listMode: Mode = 'unknown';
+  private idsMode: Mode = 'unknown';
   private text = '';
   private readonly runs: EngineVersionsWire['runs'] = [];
   private unlabelled = false;
@@ -65,9 +66,12 @@ export class SglangStreamReader {
     this.parser = new ModelStreamParser(options.parse);
   }
 
-  /** How the lists of this stream came, once a chunk told (`unknown` until a second chunk with tokens). */
-  get mode(): Mode {
-    return this.listMode;
+  /**
+   * How this stream's chunks came, once a second chunk with tokens told: `legacy` is 0025436e's cumulative text
+   * and logprobs with incremental output_ids.
+   */
+  get shape(): Mode | 'legacy' {
+    return this.listMode === 'cumulative' && this.idsMode === 'incremental' ? 'legacy' : this.listMode;
   }
 
   /** The SSE text for one upstream `data:` payload. */
@@ -155,6 +159,7 @@ export class SglangStreamReader {
       if (outputIds !== undefined && !(sameIds(outputIds, ids) || (outputIds.length === total && sameIds(outputIds.slice(before), ids)) || sameIds(outputIds, ids.slice(ids.length - outputIds.length)))) {
         throw new Error(`output_ids ${JSON.stringify(outputIds.slice(0, 8))}… disagree with the logprob entries' ids ${JSON.stringify(ids.slice(0, 8))}…`);
       }
+      if (outputIds !== undefined && before > 0) this.idsMode = outputIds.length === total ? 'cumulative' : 'incremental';
       return { ids, logprobs: part.items };
     }
     if (outputIds === undefined) return { ids: [], logprobs: null };
