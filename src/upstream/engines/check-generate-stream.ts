@@ -14,6 +14,10 @@ import { SglangStreamReader } from './sglang-stream-reader.js';
 const NO_STREAM_HINT =
   'Token-in calls then go to /generate whole, and a keep pause throws away the calls in flight (version-unobserved). Check the SGLang server log; /generate streams in every SGLang release polar knows.';
 
+/** Measured by `npm run bench -- sglang` (test/bench/sglang-stream.ts) on a 2-core host. */
+const CUMULATIVE_HINT =
+  'Each chunk repeats the text and every logprob so far: SGLang and polar\'s gateway both work O(n²) per answer (measured: 2.4 s of gateway CPU and 330 MB for one 4096-token answer). Restart SGLang with --incremental-streaming-output (14 us/token).';
+
 /** What the probe stream showed, or why it failed. */
 export type GenerateStreamProbe = { ok: true; shape: 'cumulative' | 'incremental' | 'legacy' | 'unknown'; spans: boolean; tokens: number } | { ok: false; why: string };
 
@@ -81,5 +85,9 @@ export function checkGenerateStream(run: PreflightRun, result: GenerateStreamPro
     );
     return;
   }
-  pass('stream-token-ids', `streamed /generate carries every sampled id and logprob (${how}): ${scope}, and a keep pause sees each token's version`);
+  pass(
+    'stream-token-ids',
+    `streamed /generate carries every sampled id and logprob (${how}): ${scope}, and a keep pause sees each token's version`,
+    result.shape === 'cumulative' || result.shape === 'legacy' ? CUMULATIVE_HINT : undefined,
+  );
 }
