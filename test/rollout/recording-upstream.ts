@@ -77,9 +77,12 @@ export interface CapturedTokens {
   logprobs: number[] | null;
 }
 
-/** The same three as the server served them: SGLang chat (per-choice ids), SGLang /generate, vLLM chat JSON. */
+/**
+ * The same three as the server served them: SGLang chat (per-choice ids), SGLang /generate (whole, or streamed
+ * in the simulator's default cumulative chunks: the last one holds every id and logprob), vLLM chat JSON.
+ */
 export function servedTokens(generation: ServedGeneration): CapturedTokens {
-  const response = generation.response as Record<string, unknown>;
+  const response = (Array.isArray(generation.response) ? generation.response.at(-1) : generation.response) as Record<string, unknown>;
   if (generation.path === '/generate') {
     const meta = response['meta_info'] as { output_token_logprobs?: [number, number, unknown][] };
     return { promptTokenIds: generation.request['input_ids'] as number[], tokenIds: response['output_ids'] as number[], logprobs: meta.output_token_logprobs?.map((entry) => entry[0]) ?? null };
