@@ -47,7 +47,7 @@ export function registerProxyCommand(program: Command): void {
     .option('--header-timeout <seconds>', 'seconds a client may take to send its request headers', parseIntegerOption('--header-timeout', 1), 60)
     .option('--body-timeout <seconds>', 'seconds a client may pause while sending its request body (0 = no limit)', parseIntegerOption('--body-timeout', 0), 30)
     .option('--max-session-calls <n>', 'model calls one session may have in flight; more get a 429', parseIntegerOption('--max-session-calls', 1), 64)
-    .option('--non-streaming-upstream', 'capture streaming calls non-streaming upstream and stream to the client (vLLM 0.10.2–~0.12; SGLang always is)')
+    .option('--non-streaming-upstream', 'capture streaming calls non-streaming upstream and stream to the client (vLLM 0.10.2–~0.12; SGLang chat always is, its token-in /generate only with this flag)')
     .option('--token-in', TOKEN_IN_FLAG_HELP)
     .option('--tool-format <format>', 'the upstream\'s tool-call parser, for token-in output: hermes or qwen3_coder (default: the sim\'s, else SGLang\'s --tool-call-parser, else hermes)')
     .option('--no-preflight', 'skip the upstream checks at start (e.g. the model server is not up yet)')
