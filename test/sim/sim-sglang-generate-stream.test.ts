@@ -1,8 +1,8 @@
 // The simulator's streamed /generate over a real socket, in each release's shape (stream-output), with SGLang's
 // flaws on request: outputs that queue up (stream-backlog: coalesced, or dropped from output_ids in the legacy
 // shape while the logprob entries keep every id), a refusal sent after HTTP 200, a connection cut without
-// [DONE], -inf logprobs written as null, and the per-chunk weight_version label across an in-place pause and a
-// weight update (plus the scheduler's per-token spans with weight-version-spans).
+// [DONE], -inf logprobs written as null, and the per-chunk weight_version label across an in-place (or retract)
+// pause and a weight update (plus the scheduler's per-token spans with weight-version-spans).
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseSimSpec } from '../../src/sim/parse-sim-spec.js';
 import { scriptedPolicy } from '../../src/sim/policies/scripted.js';
@@ -130,13 +130,13 @@ describe('the simulator streams /generate as SGLang does', () => {
     expect(entries[2]![0]).toBeNull();
   });
 
-  it('across an in-place pause and a weight update: each chunk has the label when it came out, the spans say which weights sampled what', async () => {
+  it.each(['in_place', 'retract'])('across a pause (%s) and a weight update: each chunk has the label when it came out, the spans say which weights sampled what', async (mode) => {
     const { sim, root } = await start({ latency: { firstTokenMs: 5, perTokenMs: 20 }, sglang: { weightVersionSpans: true, streamOutput: 'incremental' } });
     let paused = false;
     const read = stream(root, {}, async (chunks) => {
       if (paused || chunks.flatMap((chunk) => chunk.output_ids).length < 6) return;
       paused = true;
-      await postJson(`${root}/pause_generation`, { mode: 'in_place' });
+      await postJson(`${root}/pause_generation`, { mode });
     });
     await until(() => paused, 'the stream to be paused');
     await new Promise((resolve) => setTimeout(resolve, 100));
