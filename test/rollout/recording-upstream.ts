@@ -77,10 +77,14 @@ export interface CapturedTokens {
   logprobs: number[] | null;
 }
 
-/** The same three as the server served them: SGLang chat (per-choice ids), SGLang /generate, vLLM /v1/completions (JSON), vLLM chat JSON. */
+/**
+ * The same three as the server served them: SGLang chat (per-choice ids), SGLang /generate (whole, or streamed
+ * in the simulator's default cumulative chunks: the last one holds every id and logprob), vLLM /v1/completions
+ * and chat (JSON or streamed).
+ */
 export function servedTokens(generation: ServedGeneration): CapturedTokens {
-  if (Array.isArray(generation.response)) return streamedTokens(generation);
-  const response = generation.response as Record<string, unknown>;
+  if (Array.isArray(generation.response) && generation.path !== '/generate') return streamedTokens(generation);
+  const response = (Array.isArray(generation.response) ? generation.response.at(-1) : generation.response) as Record<string, unknown>;
   if (generation.path === '/v1/completions') {
     const choice = (response['choices'] as { token_ids?: number[]; logprobs?: { token_logprobs: number[] } | null }[])[0]!;
     return { promptTokenIds: generation.request['prompt'] as number[], tokenIds: choice.token_ids ?? null, logprobs: choice.logprobs?.token_logprobs ?? null };

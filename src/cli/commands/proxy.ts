@@ -47,7 +47,7 @@ export function registerProxyCommand(program: Command): void {
     .option('--header-timeout <seconds>', 'seconds a client may take to send its request headers', parseSecondsOption('--header-timeout'), 60)
     .option('--body-timeout <seconds>', 'seconds a client may pause while sending its request body (0 = no limit)', parseSecondsOption('--body-timeout', 0), 30)
     .option('--max-session-calls <n>', 'model calls one session may have in flight; more get a 429', parseIntegerOption('--max-session-calls', 1), 64)
-    .option('--non-streaming-upstream', 'capture streaming calls non-streaming upstream and stream to the client (vLLM 0.10.2–~0.12; SGLang always is)')
+    .option('--non-streaming-upstream', 'capture streaming calls non-streaming upstream and stream to the client (vLLM 0.10.2–~0.12; SGLang chat always is, its token-in /generate only with this flag)')
     .option('--token-in', TOKEN_IN_FLAG_HELP)
     .option('--tool-format <format>', TOOL_FORMAT_FLAG_HELP)
     .option('--no-preflight', 'skip the upstream checks at start (e.g. the model server is not up yet)')

@@ -38,6 +38,9 @@ export function serverInfo(o: ResolvedOptions): Record<string, unknown> {
     enable_lora: o.control.flags.lora,
     max_total_num_tokens: sglangMaxTotalTokens(o),
     max_req_input_len: o.maxModelLen - 1,
+    stream_interval: o.chunkTokens,
+    // The flag's older name, before /generate's text and logprobs could come incremental too.
+    ...(o.sglang.streamOutput === 'legacy' ? { stream_output: false } : { incremental_streaming_output: o.sglang.streamOutput === 'incremental' }),
     internal_states: [{ last_gen_throughput: 0, avg_spec_accept_length: null }],
     version: o.sglang.version,
   };

@@ -68,6 +68,10 @@ export interface UpstreamProfile {
   reasoningParser?: string | null;
   /** The tool-call format token-in output is parsed with, when the server names its parser (SGLang). */
   toolFormat?: ToolFormat;
+  /** SGLang: tokens between streamed outputs (`--stream-interval`, /get_server_info; null: not reported). */
+  streamInterval?: number | null;
+  /** SGLang: how streamed /generate chunks came in the probe, and whether it reports per-token weight_versions spans. */
+  generateStream?: { shape: 'cumulative' | 'incremental' | 'legacy' | 'unknown'; weightVersionSpans: boolean } | null;
   /** SGLang: tokens the KV cache holds (`max_total_num_tokens`). */
   maxTotalTokens?: number | null;
   /** SGLang: whether non-streaming chat answers carry token ids (PR #30917); false sends token-in fallbacks to /generate. */
