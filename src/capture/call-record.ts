@@ -146,7 +146,9 @@ export interface CallRecord {
   /**
    * Why the call's per-token versions cannot be known (`non-streaming-upstream`: a keep pause changed the weights
    * while its answer was not streamed; `weights-changed-while-running`: the weights changed under it on an engine
-   * polar had not paused). Such a call is never trained on. Null or absent: known.
+   * polar had not paused; `stream-interval`: the engine streams every N > 1 tokens; `engine-disagrees`: the
+   * engine's weight_version labels change elsewhere; gateway/in-flight-versions.ts). Such a call is never trained
+   * on. Null or absent: known.
    */
   versionUnobserved?: string | null;
   /** Base URL of the upstream replica the call was sent to (null: nothing was sent). */

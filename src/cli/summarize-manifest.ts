@@ -23,9 +23,11 @@ export function summarizeManifest(manifest: Record<string, unknown> | null): str
     .map(([key, value]) => `${key} ${String(value)}`)
     .join(', ');
   const eos = Array.isArray(manifest.eosTokenIds) ? manifest.eosTokenIds.join(',') : '-';
+  const capture = manifest.capture as { mode?: unknown; toolFormat?: unknown } | undefined;
+  const captureText = capture?.mode === 'token_in' ? `capture token_in (${String(capture.toolFormat ?? 'hermes')}); ` : capture?.mode === 'chat' ? 'capture chat; ' : '';
   return [
     `model ${String(upstream.model ?? '-')} (max_model_len ${String(upstream.maxModelLen ?? '-')}) on ${describeEngine(upstream)} at ${String(upstream.url ?? '-')}`,
-    `sampling ${String(sampling.mode ?? '-')}${samplingText ? `: ${samplingText}` : ''}; logprobs ${String(upstream.logprobMode ?? '-')}${upstream.logprobMismatchAllowed ? ' (mismatch allowed by flag)' : ''}; eos ${eos}; template ${String(upstream.templateFingerprint ?? '-').slice(0, 12)}`,
+    `${captureText}sampling ${String(sampling.mode ?? '-')}${samplingText ? `: ${samplingText}` : ''}; logprobs ${String(upstream.logprobMode ?? '-')}${upstream.logprobMismatchAllowed ? ' (mismatch allowed by flag)' : ''}; eos ${eos}; template ${String(upstream.templateFingerprint ?? '-').slice(0, 12)}`,
     `harness ${String(harness.package ?? harness.name ?? '-')}@${String(harness.version ?? '-')}; polar ${String(polar.version ?? '-')} (${String(polar.gitCommit ?? 'no git').slice(0, 12)}); dataset sha256 ${String(dataset.sha256 ?? '-').slice(0, 12)}; ${Object.keys(images).length} image digest(s)`,
     `host ${String(host.cores ?? '-')} cores, ${typeof host.memoryBytes === 'number' ? `${(host.memoryBytes / 1024 ** 3).toFixed(1)} GiB` : '-'}, Docker ${String(host.dockerVersion ?? '-')}`,
   ];

@@ -32,6 +32,9 @@ export const UPSTREAM_FLAG_HELP =
 export const ENGINE_FLAG_HELP = 'the upstream\'s family: vllm | sglang (default: detected from the server, vLLM /version vs SGLang /get_model_info)';
 export const TOKEN_IN_FLAG_HELP =
   'send calls that continue a lineage as its exact tokens plus the new tail (/tokenize, then vLLM /v1/completions or SGLang /generate); others go the chat way, with the reason recorded';
+export const TOOL_FORMAT_FLAG_HELP =
+  "the upstream's tool-call parser, for token-in output: hermes or qwen3_coder (default: the sim's, else SGLang's --tool-call-parser, else hermes)";
+export const PREFLIGHT_TIMEOUT_FLAG_HELP = 'upper bound of the upstream preflight (default 20)';
 export const GPU_PEAK_FLAG_HELP =
   "each replica's peak tokens/s at full batch, for effective GPU utilisation (default: the simulator's GPU profile, else a stored `polar engine calibrate` result, else unknown)";
 export const UPSTREAMS_FILE_HELP = 'file with one upstream replica URL a line (added to --upstream)';

@@ -3,6 +3,7 @@ import type { SessionReason, SessionStatus } from '../store/run-repository.js';
 import type { LineageKind } from '../trajectory/lineage.js';
 import type { TraceStep } from '../trajectory/trace-steps.js';
 import type { TrajectoryRow } from '../trajectory/trajectory-row.js';
+import type { RowCapture } from './row-capture.js';
 import type { RowSampling } from './row-sampling.js';
 import type { RowTimings } from './row-timings.js';
 
@@ -43,6 +44,8 @@ export interface ExportRowInput {
   stopReason: string | null;
   /** The sampling values sent upstream for the row's calls. */
   sampling: RowSampling;
+  /** How the row's calls were captured: token_in, chat, or mixed (some fell back to chat; row-capture.ts). */
+  capture: RowCapture;
   timings: RowTimings;
   /** GRPO group (samples of one task). */
   groupId: string;

@@ -18,6 +18,7 @@ import { DEFAULT_LINEAGE_WEIGHTS, lineageRowWeight, type LineageWeights } from '
 import { planRunExport, type PlannedSession, type SessionPlan, type SessionSkipReason } from './plan-run-export.js';
 import { readCallConversation } from './read-call-conversation.js';
 import { rowSampling } from './row-sampling.js';
+import { rowCapture } from './row-capture.js';
 import { ROW_TIMING_PHASES, rowCallTimings, sessionStageTimings } from './row-timings.js';
 import { shapeSftRecord } from './shape-sft-record.js';
 import { shapeSwebenchPrediction } from './shape-swebench-prediction.js';
@@ -259,6 +260,7 @@ async function exportSession(context: SessionContext, plan: SessionPlan, summary
         policyVersions: rowPolicyVersions(row, calls),
         stopReason: calls.at(-1)?.capture.finishReason ?? null,
         sampling: rowSampling(calls),
+        capture: rowCapture(calls),
         timings: { ...stageTimings, ...callTimings[index]! },
         groupId: plan.groupId,
         session: meta,

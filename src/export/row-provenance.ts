@@ -1,6 +1,7 @@
 // Where an exported row came from: the fields every trainer-specific shape carries next to its own columns.
 import { EXPORT_SCHEMA_VERSION } from './export-schema-version.js';
 import type { ExportRowInput } from './export-row-input.js';
+import type { RowCapture } from './row-capture.js';
 
 /** As in the polar format (README, "Export formats"). */
 export interface RowProvenance {
@@ -21,6 +22,8 @@ export interface RowProvenance {
   step_index: number;
   is_last_step: boolean;
   stop_reason: string | null;
+  /** token_in, chat, or mixed (token-in asked, some call fell back to chat with a typed reason). */
+  capture: RowCapture;
 }
 
 export function rowProvenance(input: ExportRowInput): RowProvenance {
@@ -42,5 +45,6 @@ export function rowProvenance(input: ExportRowInput): RowProvenance {
     step_index: input.trace.stepIndex,
     is_last_step: input.trace.isLastStep,
     stop_reason: input.stopReason,
+    capture: input.capture,
   };
 }

@@ -2,6 +2,7 @@
 import type { CallSamplingValues } from '../capture/call-record.js';
 import { EXPORT_SCHEMA_VERSION } from './export-schema-version.js';
 import type { ExportRowInput } from './export-row-input.js';
+import type { RowCapture } from './row-capture.js';
 import type { RowTimings } from './row-timings.js';
 
 /** Milliseconds (README, polar format). */
@@ -57,6 +58,11 @@ export interface PolarExportRecord {
   sampling: CallSamplingValues | null;
   /** One entry per `call_ids` entry. */
   call_sampling: (CallSamplingValues | null)[];
+  /**
+   * How the row's calls were captured: token_in (each call opened its lineage or continued it as token ids),
+   * chat, or mixed (token-in asked, some call fell back to chat with a typed reason, recorded on the call).
+   */
+  capture: RowCapture;
   timings: PolarRowTimings;
   messages: readonly unknown[] | null;
   tools: readonly unknown[] | null;
@@ -96,6 +102,7 @@ export function shapePolarRow(input: ExportRowInput): PolarExportRecord {
     stop_reason: input.stopReason,
     sampling: input.sampling.sampling,
     call_sampling: input.sampling.callSampling,
+    capture: input.capture,
     timings: toPolarTimings(input.timings),
     messages: input.messages ?? null,
     tools: input.tools ?? null,

@@ -5,6 +5,8 @@ import type { CanonicalRequest, CanonicalResponse, GatewayErrorBody, Protocol } 
 import type { ProtocolAdapter } from '../providers/protocol-adapter.js';
 import type { EngineAdapter } from '../upstream/engines/engine.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
+import type { EngineVersionsWire } from '../upstream/vllm-api-types.js';
+import { reconcileEngineVersions } from './engine-reported-versions.js';
 import type { InFlightCall } from './in-flight-versions.js';
 import { sendError } from './send-json.js';
 
@@ -69,6 +71,8 @@ export interface CallOutcome {
   capture?: TokenCapture;
   response?: CanonicalResponse | null;
   upstreamResponse?: Buffer | null;
+  /** The weights the engine says sampled each token (a streamed SGLang /generate), held against the boundaries. */
+  engineVersions?: EngineVersionsWire | null;
 }
 
 /**
@@ -80,6 +84,8 @@ export async function commitCall(context: CallContext, outcome: CallOutcome): Pr
   const responseModel = context.responseModel ?? null;
   // An answer from another model than the one sent is not this policy's sample: infrastructure fault.
   const mismatch = outcome.status === 'ok' && responseModel !== null && context.upstreamModel !== null && responseModel !== context.upstreamModel;
+  const capture = outcome.capture ?? EMPTY_CAPTURE;
+  const versions = reconcileEngineVersions(context, outcome.engineVersions, capture.tokenIds?.length ?? 0);
   const record: CallRecord = {
     sessionId: context.session.id,
     protocol: context.protocol,
@@ -98,7 +104,7 @@ export async function commitCall(context: CallContext, outcome: CallOutcome): Pr
     clientRequest: context.rawBody,
     upstreamRequest: context.upstreamRequest,
     upstreamResponse: outcome.status === 'ok' && !context.recordUpstreamResponse ? null : (outcome.upstreamResponse ?? null),
-    capture: outcome.capture ?? EMPTY_CAPTURE,
+    capture,
     response: outcome.response ?? null,
     startedAt: context.startedAt,
     ttfbMs: context.firstByteMonotonic === null ? null : round(context.firstByteMonotonic - context.startedMonotonic),
@@ -106,8 +112,8 @@ export async function commitCall(context: CallContext, outcome: CallOutcome): Pr
     mode: context.mode ?? null,
     tokenInFallback: context.tokenInFallback ?? null,
     policyVersion: context.policyVersion ?? null,
-    versionBoundaries: context.versionBoundaries ?? null,
-    versionUnobserved: context.versionUnobserved ?? null,
+    versionBoundaries: versions.versionBoundaries ?? null,
+    versionUnobserved: versions.versionUnobserved ?? null,
     upstreamReplica: context.upstreamRequest === null ? null : (context.upstreamReplica ?? null),
     engine: context.upstreamRequest === null ? null : context.engine.name,
   };

@@ -161,8 +161,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       sessions: tokenInSessions,
       ...(toolFormat !== undefined ? { toolFormat } : {}),
       maxModelLen: options.profile?.maxModelLen ?? null,
-      // Chat answers without ids (SGLang before PR #30917): calls that continue no lineage go to /generate too.
-      ...(options.profile?.chatTokenIds === false ? { renderFallbacks: true } : {}),
+      ...(options.profile?.streamInterval != null ? { streamInterval: options.profile.streamInterval } : {}),
+      // Calls that continue no lineage go to /generate too on SGLang: its chat answers stream no ids (and before
+      // PR #30917 carry none), its /generate streams every sampled token, so a keep pause observes them all.
+      ...(options.profile?.chatTokenIds === false || !engine.streamsChatTokenIds ? { renderFallbacks: true } : {}),
     };
   };
 

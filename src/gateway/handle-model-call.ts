@@ -72,19 +72,25 @@ export async function handleModelCall(
     const buildOptions = { model: context.upstreamModel, maxTokensCap: options.maxTokensCap, sampling: options.sampling, reasoningField: options.reasoningField };
     const body = buildUpstreamRequest(parsed, buildOptions);
     context.sentSampling = sentSampling(parsed, buildOptions);
-    // An engine without streamed chat ids (SGLang) is always called non-streaming; the client still gets a stream.
-    const upstreamStreams = parsed.stream && options.nonStreamingUpstream !== true && context.engine.streamsChatTokenIds;
-    if (parsed.stream && !upstreamStreams) {
+    // An engine without streamed chat ids (SGLang) is called non-streaming on chat; the client still gets a stream.
+    // Its token-in route streams (SGLang /generate): only --non-streaming-upstream captures those whole.
+    const streamIds = parsed.stream && options.nonStreamingUpstream !== true;
+    const chatStreams = streamIds && context.engine.streamsChatTokenIds;
+    if (parsed.stream && !chatStreams) {
       body.stream = false;
       delete body.stream_options;
     }
     context.upstreamRequest = Buffer.from(JSON.stringify(body));
     context.mode = 'chat';
-    const accept = upstreamStreams ? 'text/event-stream' : 'application/json';
-    // A streamed answer shows how many tokens were sampled at any moment (a keep pause's version boundary).
-    if (upstreamStreams) context.streamedTokens = 0;
-    const route = options.tokenIn ? await routeTokenIn(context.upstream, context.engine, context.session.id, body, options.tokenIn, abort.signal) : undefined;
+    // A streamed answer shows how many tokens were sampled at any moment (a keep pause's version boundary). Set
+    // while the call is routed too: a version change before anything was sent bounds it at token 0.
+    if (options.tokenIn ? streamIds : chatStreams) context.streamedTokens = 0;
+    const route = options.tokenIn ? await routeTokenIn(context.upstream, context.engine, context.session.id, body, streamIds, options.tokenIn, abort.signal) : undefined;
     if (route) Object.assign(context, { mode: route.mode, tokenInFallback: route.fallback, upstreamRequest: route.body, afterCommit: route.committed });
+    const upstreamStreams = route?.streams ?? chatStreams;
+    if (!upstreamStreams) delete context.streamedTokens;
+    if (route !== undefined && route.heldBack > 0) context.heldBack = route.heldBack;
+    const accept = upstreamStreams ? 'text/event-stream' : 'application/json';
     const upstream = route ? await route.send(abort.signal, accept) : await context.upstream.chatCompletions(context.upstreamRequest, abort.signal, accept);
     context.res.off('close', onClientClose);
     if (parsed.stream && upstream.status === 200) {

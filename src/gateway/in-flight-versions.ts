@@ -12,6 +12,11 @@ export interface InFlightCall {
   policyVersion?: number;
   /** Sampled tokens received so far from a streamed upstream answer; undefined while the answer is not streamed. */
   streamedTokens?: number;
+  /**
+   * Tokens the upstream may have sampled and not streamed yet (SGLang's --stream-interval − 1): a boundary
+   * taken from the stream could be that many tokens early, so none is taken.
+   */
+  heldBack?: number;
   /** performance.now() of the last bytes from its upstream. */
   lastUpstreamByteAt?: number;
   /** [token index, version]: from that sampled token on, the call's tokens carry that version. */
@@ -29,10 +34,14 @@ export interface InFlightCall {
 
 /**
  * - `non-streaming-upstream`: a keep pause changed the weights mid-call, and the upstream answer is not streamed
- *   (SGLang chat, --non-streaming-upstream, SGLang /generate): no token count at the pause.
+ *   (SGLang chat, --non-streaming-upstream, a non-streaming client's call): no token count at the pause.
  * - `weights-changed-while-running`: the weights changed while the call ran on an engine polar had not paused.
+ * - `engine-disagrees`: the engine's per-chunk weight_version labels change at other tokens than polar's
+ *   boundaries (engine-reported-versions.ts).
+ * - `stream-interval`: the upstream streams every N > 1 tokens (SGLang --stream-interval) and did not report
+ *   per-token spans: up to N − 1 tokens sampled before the pause may arrive after it.
  */
-export type VersionUnobservedReason = 'non-streaming-upstream' | 'weights-changed-while-running';
+export type VersionUnobservedReason = 'non-streaming-upstream' | 'weights-changed-while-running' | 'engine-disagrees' | 'stream-interval';
 
 /** What a version change did to the calls in flight. */
 export interface VersionChange {
@@ -89,8 +98,8 @@ export class InFlightCalls {
       const current = call.versionBoundaries?.at(-1)?.[1] ?? call.policyVersion;
       if (current === version) continue;
       if (this.frozen.has(call)) {
-        if (call.streamedTokens === undefined) {
-          call.versionUnobserved ??= 'non-streaming-upstream';
+        if (call.streamedTokens === undefined || (call.heldBack ?? 0) > 0) {
+          call.versionUnobserved ??= call.streamedTokens === undefined ? 'non-streaming-upstream' : 'stream-interval';
           change.unobserved += 1;
         } else {
           (call.versionBoundaries ??= []).push([call.streamedTokens, version]);

@@ -42,7 +42,7 @@ export function relayStream(context: CallContext, upstream: UpstreamResponse, ab
       if (settled) return;
       settled = true;
       body.removeAllListeners('data');
-      commitCall(context, { upstreamResponse: Buffer.concat(raw), capture: decoder.capture(), ...outcome }).then(
+      commitCall(context, { upstreamResponse: Buffer.concat(raw), capture: decoder.capture(), engineVersions: decoder.engineVersions, ...outcome }).then(
         () => {
           after();
           resolve();

@@ -6,6 +6,7 @@ import { parseSwebenchRecord } from '../eval/swebench/parse-swebench-record.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
 import { loadHarness } from '../harness/load-harness-manifest.js';
 import type { TailPolicy } from './admission/tail-policy.js';
+import type { CaptureMode } from './batch-capture.js';
 
 export interface BatchRequest {
   harness: string;
@@ -39,6 +40,16 @@ export interface BatchRequest {
   targetGroups?: number;
   /** What happens to the sessions still going when the target is reached (default wait; tail-policy.ts). */
   tail?: TailPolicy;
+  /**
+   * How the batch's calls are captured (default: the server's, `token_in` with --token-in). Stored resolved, so a
+   * batch resumed after a restart keeps it; a batch stored without one (made before capture modes) is chat.
+   */
+  capture?: CaptureMode;
+}
+
+/** The capture mode a stored batch runs with. */
+export function batchCapture(request: BatchRequest): CaptureMode {
+  return request.capture ?? 'chat';
 }
 
 const SAMPLING_KEYS: Record<string, 'temperature' | 'topP' | 'topK' | 'minP' | 'maxTokens' | 'seed'> = {
@@ -54,8 +65,11 @@ const SAMPLING_KEYS: Record<string, 'temperature' | 'topP' | 'topK' | 'minP' | '
   seed: 'seed',
 };
 
-/** The run's sampling policy from a request's `sampling` object (UsageError for unknown fields or bad values). */
-export function batchSampling(sampling: Record<string, number> | undefined): SamplingPolicy {
+/**
+ * The run's sampling policy from a request's `sampling` object over the server's (`polar serve --temperature …`;
+ * default DEFAULT_ROLLOUT_SAMPLING): a field the request sets wins. UsageError for unknown fields or bad values.
+ */
+export function batchSampling(sampling: Record<string, number> | undefined, defaults: SamplingPolicy = DEFAULT_ROLLOUT_SAMPLING): SamplingPolicy {
   const flags: Record<string, number> = {};
   for (const [key, value] of Object.entries(sampling ?? {})) {
     const field = SAMPLING_KEYS[key];
@@ -63,7 +77,7 @@ export function batchSampling(sampling: Record<string, number> | undefined): Sam
     if (typeof value !== 'number') throw new UsageError(`sampling.${key} must be a number`);
     flags[field] = value;
   }
-  return resolveSamplingPolicy(flags, DEFAULT_ROLLOUT_SAMPLING);
+  return resolveSamplingPolicy(flags, defaults);
 }
 
 /**

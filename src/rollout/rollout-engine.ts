@@ -24,7 +24,8 @@ import { defaultPipelineSizes } from './run-pipeline.js';
 import { SessionScheduler, type SchedulerAdmissionState } from './session-scheduler.js';
 import { agentSlotsFor } from './admission/create-session-admission.js';
 import type { SessionStage } from '../store/run-repository.js';
-import { batchSampling, checkBatchRequest, requestHash, type BatchRequest } from './batch-request.js';
+import { batchCapture, batchSampling, checkBatchRequest, requestHash, type BatchRequest } from './batch-request.js';
+import { type CaptureMode, type CaptureState, refuseUnavailableCapture, type UpstreamCapture, upstreamCapture } from './batch-capture.js';
 import { cutTail, decideTail, loadBatchTail, type BatchTail } from './batch-tail.js';
 import { EngineGeneration, type EngineGenerationState } from './engine-generation.js';
 import { GenerationConflictError, GenerationController, type GenerationControlState, type GenerationStepEvent, type PauseOutcome, type PauseRequest, type ResumeOutcome, type ResumeRequest } from './generation-controller.js';
@@ -70,6 +71,11 @@ export interface RolloutEngineOptions {
   executor?: BatchExecutor;
   /** Refuse batches whose harness bundle is not installed (default true; contract tests with a fake executor turn it off). */
   requireInstalled?: boolean;
+  /**
+   * What each upstream offers of the capture modes (default: the shared scheduler's preflight, run once); tests
+   * with a fake executor inject one.
+   */
+  captureProbe?: () => Promise<UpstreamCapture[]>;
 }
 
 export interface SubmitResult {
@@ -93,6 +99,8 @@ export interface EngineStatus {
   admission: SchedulerAdmissionState | null;
   /** Engine control: the pause mode and sleep polar applied, and each replica's control state (null until probed). */
   control: GenerationControlState & { replicas: readonly ReplicaControlState[] | null };
+  /** The default capture mode, the token-in tool format, and what each upstream offers (once preflighted). */
+  capture: CaptureState;
 }
 
 interface ActiveBatch {
@@ -125,6 +133,8 @@ export class RolloutEngine {
   private scheduler: { scheduler: SessionScheduler; start: ActivitySnapshot } | undefined;
   /** Every batch's tasks, for a simulated oracle upstream (it solves the tasks it is given). */
   private readonly tasks: SwebenchRecord[] = [];
+  /** What each upstream offers of the capture modes, once a preflight found it. */
+  private offered: UpstreamCapture[] | undefined;
 
   constructor(private readonly options: RolloutEngineOptions) {
     if (options.upstreams.length === 0) throw new UsageError('polar serve needs an upstream', 'e.g. --upstream http://127.0.0.1:8000/v1 or --upstream sim:oracle');
@@ -162,29 +172,33 @@ export class RolloutEngine {
     if (!this.options.upstreams.some(isSimulatorSpec)) void this.engineFleet().catch(() => undefined);
   }
 
-  /** Stores a batch and queues it; a repeated idempotency key with the same body returns the first batch. */
-  submit(request: BatchRequest): SubmitResult {
+  /**
+   * Stores a batch and queues it; a repeated idempotency key with the same body returns the first batch. A batch
+   * whose capture mode an upstream cannot serve is refused (CaptureUnavailableError) and nothing is stored.
+   */
+  async submit(request: BatchRequest): Promise<SubmitResult> {
     const { store } = this.options;
     const hash = requestHash(request);
-    if (request.idempotencyKey !== undefined) {
-      const earlier = store.batches.byIdempotencyKey(request.idempotencyKey);
-      if (earlier !== undefined) {
-        if (earlier.requestHash !== hash) throw new IdempotencyConflictError(request.idempotencyKey, earlier.id);
-        return { batch: earlier, created: false };
-      }
-    }
+    const earlier = this.earlierSubmit(request, hash);
+    if (earlier !== undefined) return earlier;
     checkBatchRequest(request);
     if (this.options.requireInstalled !== false) {
       const installed = isHarnessInstalled(loadHarness(request.harness), this.options.cacheDir);
       if (!installed.installed) throw new UsageError(`harness ${request.harness} is not installed on the server (${installed.reason})`, `Install it once with: polar harness install ${request.harness}`);
     }
+    const capture = request.capture ?? this.defaultCapture;
+    await this.checkCapture(capture);
+    // The same key may have been submitted again while the capture was checked.
+    const meanwhile = this.earlierSubmit(request, hash);
+    if (meanwhile !== undefined) return meanwhile;
     const id = `b_${randomBytes(8).toString('hex')}`;
     const batch = store.batches.create({
       id,
       runName: `serve-${id}`,
       idempotencyKey: request.idempotencyKey ?? null,
       requestHash: hash,
-      request: request as unknown as Record<string, unknown>,
+      // Resolved: a restart with another default keeps the batch's mode.
+      request: { ...request, capture } as unknown as Record<string, unknown>,
       policyVersion: request.policyVersion ?? this.gate.policyVersion,
       callbackUrl: request.callbackUrl ?? null,
     });
@@ -192,6 +206,53 @@ export class RolloutEngine {
     this.armDeadline(batch);
     this.schedule();
     return { batch, created: true };
+  }
+
+  /** The batch an earlier submit with this idempotency key made (IdempotencyConflictError for another body). */
+  private earlierSubmit(request: BatchRequest, hash: string): SubmitResult | undefined {
+    if (request.idempotencyKey === undefined) return undefined;
+    const earlier = this.options.store.batches.byIdempotencyKey(request.idempotencyKey);
+    if (earlier === undefined) return undefined;
+    if (earlier.requestHash !== hash) throw new IdempotencyConflictError(request.idempotencyKey, earlier.id);
+    return { batch: earlier, created: false };
+  }
+
+  /** The server's capture mode (`--token-in`: token_in), for batches that do not name one. */
+  get defaultCapture(): CaptureMode {
+    return this.options.defaults?.tokenIn === true ? 'token_in' : 'chat';
+  }
+
+  /**
+   * Refuses a capture mode an upstream cannot serve, from what its preflight found (run once, at the first batch
+   * that needs it). A chat batch on a chat server needs nothing beyond the preflight that starts every batch. An
+   * upstream that cannot be preflighted refuses nothing here: the batch fails at its start with the preflight's
+   * reason, as every batch then does.
+   */
+  private async checkCapture(mode: CaptureMode): Promise<void> {
+    if (mode === 'chat' && this.defaultCapture === 'chat') return;
+    let offered: UpstreamCapture[];
+    try {
+      offered = this.options.captureProbe !== undefined ? await this.options.captureProbe() : (await this.sharedScheduler()).upstream.profiles.map(upstreamCapture);
+    } catch {
+      return;
+    }
+    this.offered = offered;
+    refuseUnavailableCapture(mode, offered);
+  }
+
+  /** For /v1/status: what each upstream offers (null entries until preflighted) and the token-in tool format. */
+  private captureState(): CaptureState {
+    const profiles = this.scheduler?.scheduler.upstream.profiles;
+    const offered = profiles?.map(upstreamCapture) ?? this.offered;
+    const toolFormat = this.options.defaults?.toolFormat ?? profiles?.[0]?.toolFormat ?? (profiles !== undefined ? 'hermes' : null);
+    return {
+      default: this.defaultCapture,
+      toolFormat,
+      upstreams: this.options.upstreams.map((url, index) => {
+        const found = offered?.[index];
+        return found === undefined ? { probed: false, url } : { probed: true, ...found };
+      }),
+    };
   }
 
   /** Cancels a batch: queued sessions dropped, running ones stopped (their containers removed). */
@@ -252,7 +313,7 @@ export class RolloutEngine {
     const engine = this.options.engineStatus?.() ?? this.scheduler?.scheduler.engineMetrics.snapshot() ?? null;
     const admission = this.scheduler?.scheduler.admissionState() ?? null;
     const control = { ...this.controller.state(), replicas: this.fleetReady?.replicas ?? null };
-    return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas, engine, admission, control };
+    return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas, engine, admission, control, capture: this.captureState() };
   }
 
   /**
@@ -311,6 +372,8 @@ export class RolloutEngine {
           sampling: defaults.sampling ?? DEFAULT_ROLLOUT_SAMPLING,
           ...(defaults.model !== undefined ? { model: defaults.model } : {}),
           ...(defaults.engine !== undefined ? { engine: defaults.engine } : {}),
+          // --token-in: an SGLang without chat ids is usable (every call through /generate); chat batches are then refused.
+          ...(defaults.tokenIn === true ? { tokenIn: true } : {}),
           ...(defaults.allowLogprobMismatch !== undefined ? { allowLogprobMismatch: defaults.allowLogprobMismatch } : {}),
           ...(defaults.eosTokenIds !== undefined ? { eosTokenIds: defaults.eosTokenIds } : {}),
           ...(defaults.preflightTimeoutSeconds !== undefined ? { timeoutMs: defaults.preflightTimeoutSeconds * 1000 } : {}),
@@ -565,13 +628,15 @@ export class RolloutEngine {
       ...(request.instanceIds !== undefined ? { instanceIds: request.instanceIds } : {}),
       upstream: this.options.upstreams[0] as string,
       ...(this.options.upstreams.length > 1 ? { replicas: this.options.upstreams.slice(1) } : {}),
-      sampling: batchSampling(request.sampling),
+      sampling: batchSampling(request.sampling, defaults.sampling),
       runName: batch.runName,
       samples: request.samples ?? 1,
       ...(request.timeoutSeconds !== undefined ? { timeoutSeconds: request.timeoutSeconds } : {}),
       ...(request.concurrency !== undefined ? { concurrency: request.concurrency } : {}),
       ...(request.evaluate !== undefined ? { evaluate: request.evaluate } : {}),
       ...(request.allowLogprobMismatch !== undefined ? { allowLogprobMismatch: request.allowLogprobMismatch } : {}),
+      // The batch's capture mode reaches its sessions' calls at the shared gateway (RunJob's session settings).
+      tokenIn: batchCapture(request) === 'token_in',
     };
   }
 }

@@ -43,12 +43,27 @@ export interface RunManifest {
   sampling: Record<string, unknown>;
   /** End-of-turn token ids the trajectory builders use. */
   eosTokenIds: number[] | null;
+  /**
+   * How the run's calls were captured (`polar rollout --token-in`, a `polar serve` batch's `capture`) and, for
+   * token_in, the tool-call format its output is parsed with (absent in manifests before capture was recorded).
+   */
+  capture?: RunCapture;
   harness: { name: string; package: string; version: string };
   dataset: { path: string; sha256: string; tasks: number };
   rollout: { samples: number; timeoutSeconds: number; maxAttempts: number; limits: Record<string, unknown> };
   /** Image reference → registry digest (`repo@sha256:…`), else the engine's image id. */
   images: Record<string, string>;
   host: { cores: number; memoryBytes: number; dockerVersion: string | null; platform: string; node: string };
+}
+
+/** A manifest has no null leaves (a test holds every field filled): chat capture has no tool format. */
+export type RunCapture =
+  | { mode: 'token_in'; /** hermes | qwen3_coder: the flag, else the server's parser, else hermes. */ toolFormat: string }
+  | { mode: 'chat' };
+
+/** The manifest's `capture`: token-in with the tool format the gateway parses its output with, else chat. */
+export function describeCapture(tokenIn: boolean | undefined, toolFormat: string | undefined, serverToolFormat: string | undefined): RunCapture {
+  return tokenIn === true ? { mode: 'token_in', toolFormat: toolFormat ?? serverToolFormat ?? 'hermes' } : { mode: 'chat' };
 }
 
 /** The manifest's replica list: specs for simulators (their ports change), URLs otherwise; absent for one upstream. */

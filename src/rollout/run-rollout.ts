@@ -28,7 +28,7 @@ import type { EngineName } from '../upstream/engines/engine-name.js';
 import { prepareRolloutUpstream, type RolloutUpstreamOptions } from './prepare-rollout-upstream.js';
 import type { RolloutEventListener } from './rollout-events.js';
 import type { ControlCapabilities } from '../upstream/engines/engine-control.js';
-import { describeHost, describeReplicas, readPolarVersion, RUN_MANIFEST_VERSION, sha256File, type RunManifest } from './run-manifest.js';
+import { describeCapture, describeHost, describeReplicas, readPolarVersion, RUN_MANIFEST_VERSION, sha256File, type RunManifest } from './run-manifest.js';
 import { resumesInPost } from './run-job.js';
 import { defaultPipelineSizes, type PipelineSizes } from './run-pipeline.js';
 import { SessionScheduler } from './session-scheduler.js';
@@ -299,6 +299,7 @@ async function buildManifest(
     },
     sampling: { ...sampling },
     eosTokenIds: profile.eosTokenIds.length > 0 ? profile.eosTokenIds : null,
+    capture: describeCapture(options.tokenIn, options.toolFormat, profile.toolFormat),
     harness: { name: harness.name, package: harness.package, version: harness.version },
     dataset: { path: describeDatasetSource(options.datasetPath), sha256: await sha256File(datasetFile(options.datasetPath)), tasks },
     rollout: {

@@ -2,7 +2,8 @@
 // results leave out (with their reasons), groups, callbacks.
 import type { BatchRow } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
-import { effectiveTarget, type BatchRequest } from '../rollout/batch-request.js';
+import { batchCapture, effectiveTarget, type BatchRequest } from '../rollout/batch-request.js';
+import type { CaptureMode } from '../rollout/batch-capture.js';
 import { tailCancelledCount } from '../rollout/batch-tail.js';
 import { excludedSessions, type ExcludedSession } from './excluded-sessions.js';
 
@@ -13,6 +14,8 @@ export interface BatchDescription {
   run: string;
   harness: string;
   policy_version: number;
+  /** How the batch's calls are captured: token_in (one row per lineage) or chat. */
+  capture: CaptureMode;
   created_at: string;
   finished_at: string | null;
   sessions: { total: number; done: number; queued: number; running: number; by_status: Record<string, number> };
@@ -64,6 +67,7 @@ export function describeBatch(store: Store, batch: BatchRow): BatchDescription {
     run: batch.runName,
     harness: request.harness ?? '',
     policy_version: batch.policyVersion,
+    capture: batchCapture(asked),
     created_at: new Date(batch.createdAt).toISOString(),
     finished_at: batch.finishedAt === null ? null : new Date(batch.finishedAt).toISOString(),
     sessions: { total, done, queued: run === undefined ? planned : queued, running: total - done - (run === undefined ? planned : queued), by_status: byStatus },

@@ -23,7 +23,7 @@ export const OPENAPI_DOCUMENT = {
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
     responses: {
       Error: {
-        description: 'A JSON error: 400 invalid_request, 401 unauthorized, 404 not_found, 409 conflict, 413 payload_too_large, 500 internal, 502 engine_error.',
+        description: 'A JSON error: 400 invalid_request, 401 unauthorized, 404 not_found, 409 conflict or capture_unavailable, 413 payload_too_large, 500 internal, 502 engine_error.',
         content: json({ $ref: '#/components/schemas/Error' }, { error: { type: 'invalid_request', message: 'harness: Invalid input' } }),
       },
     },
@@ -63,6 +63,11 @@ export const OPENAPI_DOCUMENT = {
             maximum: MAX_SAFE_INTEGER,
             description: "The batch counts as done for the trainer once this many groups (tasks) are complete; at most the batch's groups (a dataset without instance_ids: capped at its size). Default: every group.",
           },
+          capture: {
+            enum: ['token_in', 'chat'],
+            description:
+              "How the batch's calls are captured. token_in: a call that continues a lineage goes upstream as the lineage's exact tokens plus the new tail (vLLM /v1/completions, SGLang /generate), so each lineage exports as one row with no drift; a call that cannot be spliced goes the chat way with a typed reason. chat: every call through the engine's chat endpoint with token ids. Default: the server's (token_in when started with --token-in, else chat). Checked at submit against what each upstream's preflight found (run once): a mode an upstream cannot serve is refused with 409 capture_unavailable (message: what the engine lacks; hint: the fix) and nothing is stored.",
+          },
           tail: {
             enum: ['wait', 'cancel', 'carry'],
             default: 'wait',
@@ -81,6 +86,7 @@ export const OPENAPI_DOCUMENT = {
           run: { type: 'string', description: 'The run holding the sessions (polar runs show, polar export).' },
           harness: { type: 'string' },
           policy_version: { type: 'integer' },
+          capture: { enum: ['token_in', 'chat'], description: "The batch's capture mode (as asked, else the server's default at submit); a batch resumed after a restart keeps it." },
           created_at: { type: 'string', format: 'date-time' },
           finished_at: { type: ['string', 'null'], format: 'date-time' },
           sessions: {
@@ -137,11 +143,26 @@ export const OPENAPI_DOCUMENT = {
           content: json({ $ref: '#/components/schemas/BatchRequest' }, { harness: 'pi', tasks: [{ instance_id: 'repo__name-1', repo: 'owner/name', base_commit: 'abc123', problem_statement: '…' }], samples: 2, sampling: { temperature: 1 }, policy_version: 0 }),
         },
         responses: {
-          202: { description: 'Accepted', content: json({ type: 'object', required: ['id'], properties: { id: { type: 'string' }, status: { type: 'string' }, created: { type: 'boolean' } } }, { id: 'b_3f2a9c1d0e4b5a67', status: 'queued', created: true }) },
+          202: {
+            description: 'Accepted',
+            content: json(
+              { type: 'object', required: ['id', 'capture'], properties: { id: { type: 'string' }, status: { type: 'string' }, created: { type: 'boolean' }, capture: { enum: ['token_in', 'chat'] } } },
+              { id: 'b_3f2a9c1d0e4b5a67', status: 'queued', created: true, capture: 'token_in' },
+            ),
+          },
           200: { description: 'An earlier submit with this idempotency key and body made it', content: json({ type: 'object' }) },
           400: error,
           401: error,
-          409: error,
+          409: {
+            description: 'conflict: the idempotency key was used with another body. capture_unavailable: an upstream cannot capture in the batch\'s mode (e.g. an SGLang without /tokenize asked for token_in); the hint names the fix.',
+            content: json({ $ref: '#/components/schemas/Error' }, {
+              error: {
+                type: 'capture_unavailable',
+                message: '"capture": "token_in" is not available: SGLang at http://127.0.0.1:30000/v1: the server has no /tokenize route (answered 404)',
+                hint: 'Token-in needs SGLang\'s /tokenize rendering chat messages and /generate answering ids with logprobs (a recent SGLang, reached directly). Or send "capture": "chat".',
+              },
+            }),
+          },
           413: error,
         },
       },
@@ -159,7 +180,7 @@ export const OPENAPI_DOCUMENT = {
       get: {
         summary: 'Export rows of completed groups (JSONL), after a cursor',
         description:
-          'A group is delivered once all its samples ended. Headers: Polar-Next-Cursor (pass it as cursor next time), Polar-Groups, Polar-Batch-Status. Rows are `polar export jsonl` records (schema polar-trajectory-v2; every field in the export formats reference, docs/reference/export-formats.md; polar format by default). Sessions never graded (a batch with evaluate: false) come only with advantage=none, as reward: null and advantage: null; another estimator over them, or format=openrlhf, is refused with 400 invalid_request before any row.',
+          'A group is delivered once all its samples ended. Headers: Polar-Next-Cursor (pass it as cursor next time), Polar-Groups, Polar-Batch-Status. Rows are `polar export jsonl` records (schema polar-trajectory-v2; every field in the export formats reference, docs/reference/export-formats.md; polar format by default); each carries capture: token_in (every call opened its lineage or continued it as token ids), chat, or mixed (token-in was asked and some call fell back to chat with a typed reason). Sessions never graded (a batch with evaluate: false) come only with advantage=none, as reward: null and advantage: null; another estimator over them, or format=openrlhf, is refused with 400 invalid_request before any row.',
         parameters: [
           idParameter,
           { name: 'cursor', in: 'query', schema: { type: 'integer', minimum: 0, maximum: MAX_SAFE_INTEGER, default: 0 } },
@@ -236,8 +257,22 @@ export const OPENAPI_DOCUMENT = {
     },
     '/v1/status': {
       get: {
-        summary: 'Queue depth per stage, batches, generation (pause, version, staleness), model busy fraction, engine metrics (per replica and total: running, waiting, KV usage, token rates, preemptions, effective utilisation and its ceiling), replicas, control (engine pause mode, sleep, per replica control state and features)',
-        responses: { 200: { description: 'Status', content: json({ type: 'object' }) }, 401: error },
+        summary: 'Queue depth per stage, batches, generation (pause, version, staleness), model busy fraction, engine metrics (per replica and total: running, waiting, KV usage, token rates, preemptions, effective utilisation and its ceiling), replicas, control (engine pause mode, sleep, per replica control state and features), capture (default mode, token-in tool format, per upstream whether token_in and chat capture are available)',
+        description:
+          'capture: {default: token_in | chat (the mode of a batch that names none), tool_format: hermes | qwen3_coder | null (what token-in output is parsed with; null until known), upstreams: [{url, engine, token_in: {available, reason, hint}, chat: {available, reason, hint}}]}; available is null (engine null) until a preflight found it: the first batch that needs it preflights the upstream, once.',
+        responses: {
+          200: {
+            description: 'Status',
+            content: json({ type: 'object' }, {
+              capture: {
+                default: 'chat',
+                tool_format: 'hermes',
+                upstreams: [{ url: 'http://127.0.0.1:8000/v1', engine: 'vllm', token_in: { available: true, reason: null, hint: null }, chat: { available: true, reason: null, hint: null } }],
+              },
+            }),
+          },
+          401: error,
+        },
       },
     },
   },

@@ -4,6 +4,7 @@ import type { BatchRequest } from '../rollout/batch-request.js';
 import { UsageError } from '../errors.js';
 import { MAX_TIMER_SECONDS } from '../config/numeric-bounds.js';
 import { TAIL_POLICIES } from '../rollout/admission/tail-policy.js';
+import { CAPTURE_MODES, type CaptureMode } from '../rollout/batch-capture.js';
 
 // zod's int() is a safe integer (at most 2^53 - 1); durations in seconds at most what a Node timer holds.
 const positiveInt = z.number().int().min(1);
@@ -28,6 +29,7 @@ export const BATCH_BODY = z
     idempotency_key: z.string().min(1).max(200).optional(),
     target_groups: positiveInt.optional(),
     tail: z.enum(TAIL_POLICIES as [TailPolicyName, ...TailPolicyName[]]).optional(),
+    capture: z.enum(CAPTURE_MODES as [CaptureMode, ...CaptureMode[]]).optional(),
   })
   .strict();
 
@@ -60,5 +62,6 @@ export function parseBatchBody(body: unknown, headerKey: string | undefined): Ba
   if (key !== undefined) request.idempotencyKey = key;
   if (value.target_groups !== undefined) request.targetGroups = value.target_groups;
   if (value.tail !== undefined) request.tail = value.tail;
+  if (value.capture !== undefined) request.capture = value.capture;
   return request;
 }

@@ -13,6 +13,8 @@ import { prepareGroups, selectGroups, writeGroups } from './export-groups.js';
 import { OPENAPI_DOCUMENT } from './openapi-document.js';
 import { parseBatchBody } from './parse-batch-body.js';
 import { describeControl } from './describe-control.js';
+import { captureStatusJson } from './capture-status-json.js';
+import { batchCapture, type BatchRequest } from '../rollout/batch-request.js';
 import { parsePauseBody, parseResumeBody } from './parse-generation-body.js';
 import { parseResultsQuery } from './results-query.js';
 import { HttpError, toErrorResponse } from './serve-error.js';
@@ -63,8 +65,8 @@ export function createServeApp(options: ServeAppOptions): Hono {
   app.post('/v1/rollouts', async (c) => {
     const body = await readJson(c, maxBody);
     const request = parseBatchBody(body, c.req.header('idempotency-key'));
-    const { batch, created } = submitOrRefuse(engine, request);
-    return c.json({ id: batch.id, status: store.batches.get(batch.id)?.status ?? batch.status, created }, created ? 202 : 200);
+    const { batch, created } = await submitOrRefuse(engine, request);
+    return c.json({ id: batch.id, status: store.batches.get(batch.id)?.status ?? batch.status, created, capture: batchCapture(batch.request as unknown as BatchRequest) }, created ? 202 : 200);
   });
   app.get('/v1/rollouts', (c) => c.json({ rollouts: store.batches.list().map((batch) => describeBatch(store, batch)) }));
   app.get('/v1/rollouts/:id', (c) => c.json(describeBatch(store, batchOf(store, c.req.param('id')))));
@@ -159,15 +161,16 @@ export function createServeApp(options: ServeAppOptions): Hono {
       admission: admissionStatusJson(status.admission),
       replicas: status.replicas,
       control: describeControl(status.control),
+      capture: captureStatusJson(status.capture),
     });
   });
   return app;
 }
 
 /** engine.submit, with an unknown harness or dataset answered as a bad request (400), not a missing route. */
-function submitOrRefuse(engine: RolloutEngine, request: ReturnType<typeof parseBatchBody>): ReturnType<RolloutEngine['submit']> {
+async function submitOrRefuse(engine: RolloutEngine, request: ReturnType<typeof parseBatchBody>): ReturnType<RolloutEngine['submit']> {
   try {
-    return engine.submit(request);
+    return await engine.submit(request);
   } catch (error) {
     if (error instanceof NotFoundError) throw new HttpError(400, 'invalid_request', error.message);
     throw error;

@@ -1,6 +1,7 @@
 // JSON errors of `polar serve`: {"error":{"type","message","hint"?}} with the HTTP status of the failure.
 import { PolarError } from '../errors.js';
 import { ControlUnsupportedError, EngineControlError } from '../upstream/engines/engine-control.js';
+import { CaptureUnavailableError } from '../rollout/batch-capture.js';
 
 export type ServeErrorType =
   | 'unauthorized'
@@ -8,6 +9,8 @@ export type ServeErrorType =
   | 'invalid_request'
   | 'not_found'
   | 'conflict'
+  /** 409: the batch's capture mode (token_in | chat) is one an upstream cannot serve; the hint says the fix. */
+  | 'capture_unavailable'
   | 'engine_error'
   | 'internal';
 
@@ -30,6 +33,7 @@ export interface ServeErrorBody {
 export function toErrorResponse(error: unknown): { status: HttpError['status']; body: ServeErrorBody } {
   if (error instanceof HttpError) return { status: error.status, body: { error: { type: error.type, message: error.message } } };
   // An engine that lacks what was asked (409, the fix in the hint) or refused / failed it (502).
+  if (error instanceof CaptureUnavailableError) return { status: 409, body: { error: { type: 'capture_unavailable', message: error.message, hint: error.hint ?? '' } } };
   if (error instanceof ControlUnsupportedError) return { status: 409, body: { error: { type: 'conflict', message: error.message, hint: error.hint ?? '' } } };
   if (error instanceof EngineControlError) return { status: 502, body: { error: { type: 'engine_error', message: error.message, ...(error.hint !== undefined ? { hint: error.hint } : {}) } } };
   if (error instanceof PolarError) {

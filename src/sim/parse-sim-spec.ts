@@ -6,6 +6,7 @@ import { MAX_SAFE_INTEGER, MAX_TIMER_MS } from '../config/numeric-bounds.js';
 import { UsageError } from '../errors.js';
 import { asToolFormat, TOOL_FORMATS } from '../model-format/format-types.js';
 import { parseDriftSpec } from './sim-drift.js';
+import { SGLANG_STREAM_OUTPUTS } from './sglang/sglang-sim-options.js';
 import type { SimGpuOptions } from './create-sim-engine.js';
 import type { SimServerOptions } from './sim-server.js';
 
@@ -83,9 +84,18 @@ export const SIM_SPEC_OPTIONS: Record<string, Setter> = {
   'sglang-version': sglang('version', (value) => value),
   'reasoning-parser': sglang('reasoningParser', toBoolean),
   'tokenize-messages': sglang('tokenizeMessages', toBoolean),
+  tokenize: sglang('tokenize', toBoolean),
   'router-workers': sglang('routerWorkers', (value, name) => toInteger(value, name, 0)),
   'unhealthy-workers': sglang('unhealthyWorkers', (value, name) => toInteger(value, name, 0)),
   'enable-metrics': sglang('enableMetrics', toBoolean),
+  'stream-output': sglang('streamOutput', (value, name) => {
+    const shape = SGLANG_STREAM_OUTPUTS.find((known) => known === value);
+    if (shape === undefined) throw new UsageError(`sim option ${name}=${value}: expected one of ${SGLANG_STREAM_OUTPUTS.join(', ')}`);
+    return shape;
+  }),
+  'stream-backlog': sglang('streamBacklog', (value, name) => toInteger(value, name, 0)),
+  'weight-version-spans': sglang('weightVersionSpans', toBoolean),
+  'drop-stream-after': sglang('dropStreamAfter', (value, name) => toInteger(value, name, 0)),
   'tool-format': (options, value, name) => {
     const format = asToolFormat(value);
     if (format === undefined) throw new UsageError(`sim option ${name}=${value}: expected one of ${TOOL_FORMATS.join(', ')}`);

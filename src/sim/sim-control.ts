@@ -77,6 +77,8 @@ export class SimControl {
   readonly log: SimControlEntry[] = [];
   /** SGLang's `weight_version` label (`--weight-version`, default `default`; set by weight updates). */
   weightLabel = 'default';
+  /** The label in force for each engine weight version it was set at (SGLang's per-token weight_versions spans). */
+  private readonly labels = new Map<number, string>();
   /** Loaded LoRA adapters: name → path. */
   readonly loras = new Map<string, string>();
   /** SGLang: memory released by /release_memory_occupation and not yet resumed. */
@@ -88,5 +90,16 @@ export class SimControl {
 
   record(entry: SimControlEntry): void {
     this.log.push(entry);
+  }
+
+  /** Sets the label; tokens of engine weight `version` carry it from now on. */
+  relabel(label: string, version: number): void {
+    this.weightLabel = label;
+    this.labels.set(version, label);
+  }
+
+  /** The label of the tokens sampled with engine weight `version` (`default` before any was set). */
+  labelOf(version: number): string {
+    return this.labels.get(version) ?? 'default';
   }
 }

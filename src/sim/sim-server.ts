@@ -49,7 +49,7 @@ export interface SimServerOptions {
   latency?: { firstTokenMs?: number; perTokenMs?: number };
   /** A simulated GPU (continuous batching, KV cache, prefix cache) that times every step instead; see src/sim/gpu/. */
   gpu?: SimGpuOptions;
-  /** Sampled tokens per stream chunk (default 1). */
+  /** Sampled tokens per stream chunk (default 1): SGLang's --stream-interval on its streamed /generate. */
   chunkTokens?: number;
   /** Context-overflow wording: 'v0.11' (default), 'legacy' (vLLM <= 0.10) or 'new' (~0.16+). */
   contextErrorStyle?: ContextErrorStyle;

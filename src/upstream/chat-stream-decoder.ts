@@ -4,7 +4,7 @@ import type { TokenCapture } from '../capture/call-record.js';
 import { parsePromptIdsJson } from '../capture/resolve-prompt-ids-json.js';
 import type { AssistantPart, CanonicalResponse, StreamEvent } from '../providers/canonical.js';
 import { mapFinishReason } from './map-finish-reason.js';
-import type { ChatCompletionChunkWire } from './vllm-api-types.js';
+import type { ChatCompletionChunkWire, EngineVersionsWire } from './vllm-api-types.js';
 
 type ToolCallPart = Extract<AssistantPart, { type: 'tool-call' }>;
 
@@ -33,6 +33,7 @@ export class ChatStreamDecoder {
   private stopReason: string | number | null = null;
   private promptTokens: number | null = null;
   private completionTokens: number | null = null;
+  private versions: EngineVersionsWire | null = null;
   /** Assistant parts in production order; consecutive deltas of one kind extend the last part. */
   private readonly parts: AssistantPart[] = [];
   /** The tool-call parts by upstream index; their `arguments` grow as fragments arrive. */
@@ -69,6 +70,11 @@ export class ChatStreamDecoder {
     this.promptTokenIds = appendAll(this.promptTokenIds, parsePromptIdsJson(text));
   }
 
+  /** The weights the engine says sampled each token, when its stream said (SGLang /generate token-in). */
+  get engineVersions(): EngineVersionsWire | null {
+    return this.versions;
+  }
+
   /** True once a choice reported its finish_reason. */
   get finished(): boolean {
     return this.finishReason !== null;
@@ -99,6 +105,7 @@ export class ChatStreamDecoder {
       this.promptTokens = chunk.usage.prompt_tokens;
       this.completionTokens = chunk.usage.completion_tokens;
     }
+    if (chunk.engine_versions) this.versions = chunk.engine_versions;
     for (const choice of chunk.choices ?? []) {
       if (choice.index !== 0) continue; // polar never asks for n > 1
       if (choice.token_ids) this.tokenIds = appendAll(this.tokenIds, choice.token_ids);

@@ -128,6 +128,18 @@ export interface ChatCompletionChunkWire {
   usage?: UsageWire | null;
   /** Only in the first chunk (return_token_ids). */
   prompt_token_ids?: number[] | null;
+  /** polar's own, never vLLM's: on the last chunk of a token-in stream that reports them (SGLang /generate). */
+  engine_versions?: EngineVersionsWire | null;
+}
+
+/**
+ * The weights the engine says sampled each token, as runs: from `start` on, its weight_version `label` (polar's
+ * policy version when polar wrote the label, else null). `exact`: the engine's scheduler recorded the token
+ * count at each change (SGLang's meta_info.weight_versions); otherwise each chunk's label at output time.
+ */
+export interface EngineVersionsWire {
+  runs: { start: number; label: string; version: number | null }[];
+  exact: boolean;
 }
 
 /** vLLM's error body (`ErrorResponse`). */

@@ -12,6 +12,7 @@ import { mergeRatio } from './merge-ratio.js';
 import { pipelineDocker } from './pipeline-docker.js';
 import { pipelineBusy } from './pipeline-busy.js';
 import { serveAsync } from './serve-async.js';
+import { sglangStream } from './sglang-stream.js';
 import { soak } from './soak.js';
 import { storageGrowth } from './storage-growth.js';
 import { startUpTime } from './start-up-time.js';
@@ -34,6 +35,7 @@ const BENCHMARKS: Benchmark[] = [
   serveAsync,
   tokenIn,
   trainerYield,
+  sglangStream,
   gpuCalibration,
   gpuScheduler,
   gpuDocker,

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runInProcess } from '../helpers/run-in-process.js';
 
 const POLAR = path.resolve(import.meta.dirname, '../../bin/polar.js');
-const CHECKS = ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'eos-token-ids', 'template', 'metrics', 'engine-control'];
+const CHECKS = ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'token-in', 'eos-token-ids', 'template', 'metrics', 'engine-control'];
 
 describe('polar doctor', () => {
   it('prints every check as a table and exits 0 for a healthy server', async () => {
@@ -78,6 +78,11 @@ describe('polar doctor against SGLang', () => {
     expect(old.exitCode).toBe(0);
     expect(old.stdout).toMatch(/^token-ids\s+warn\s+SGLang 0\.5\.13-polar-sim answers chat without token ids/m);
     expect(old.stdout).toMatch(/^version\s+ok\s+SGLang 0\.5\.13-polar-sim/m);
+    // Whether token-in calls can stream through /generate, how its chunks come, and what a stream interval means.
+    expect(old.stdout).toMatch(/^stream-token-ids\s+ok\s+streamed \/generate carries every sampled id and logprob \(cumulative chunks, --stream-interval 1, per-token weight_versions spans not reported\)/m);
+    const held = await runInProcess(['doctor', '--upstream', 'sim:noop?engine=sglang&chunk-tokens=4&stream-output=legacy', '--token-in']);
+    expect(held.exitCode).toBe(0);
+    expect(held.stdout).toMatch(/^stream-token-ids\s+warn\s+streamed \/generate carries every sampled id \(legacy chunks, --stream-interval 4, .*holds up to 3 sampled tokens back/m);
   }, 60_000);
 
   it('--engine forces the family; an unknown one is a usage error', async () => {

@@ -13,4 +13,11 @@ describe('summarizeManifest', () => {
     const [first] = summarizeManifest({ upstream: { url: 'http://h/v1', model: 'm', maxModelLen: 8, ...upstream }, sampling: {} });
     expect(first).toContain(text);
   });
+
+  it('names the capture mode (and the token-in tool format); manifests from before capture was recorded say nothing', () => {
+    const line = (capture?: unknown) => summarizeManifest({ upstream: { url: 'http://h/v1' }, sampling: { mode: 'run', temperature: 1 }, ...(capture ? { capture } : {}) })[1];
+    expect(line({ mode: 'token_in', toolFormat: 'qwen3_coder' })).toMatch(/^capture token_in \(qwen3_coder\); sampling run: temperature 1;/);
+    expect(line({ mode: 'chat' })).toMatch(/^capture chat; sampling run/);
+    expect(line()).toMatch(/^sampling run/);
+  });
 });

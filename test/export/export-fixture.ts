@@ -24,6 +24,7 @@ export const exportInput: ExportRowInput = {
   trace: { traceId: '42:0', stepIndex: 1, isLastStep: true },
   stopReason: 'stop',
   sampling: { sampling: null, callSampling: [{ temperature: 1, top_p: 1 }, { temperature: 0.7, top_p: 1 }] },
+  capture: 'token_in',
   timings: { agentMs: 9000, initMs: 1200, evalMs: null, modelMs: 800, toolMs: 350 },
   groupId: 'run-1/django__django-11099',
   session: {

@@ -130,6 +130,44 @@ describe('polar rows: status, traces, stop reason, sampling, timings, versions',
   });
 });
 
+describe('the capture field of every row', () => {
+  const opened = { mode: 'chat' as const, tokenInFallback: { reason: 'no-lineage', detail: 'the session has no open lineage yet' } };
+  const continued = { mode: 'token_in' as const };
+  /** A token-in session: main1, side and sub1 open their lineages; the compacted call falls back (context-rewritten). */
+  const tokenInModes: Partial<CallRecord>[] = [opened, continued, opened, continued, { mode: 'chat', tokenInFallback: { reason: 'context-rewritten', detail: 'turn 1 differs' } }, opened, continued, continued];
+
+  it('token_in rows, a mixed row where a call fell back, chat rows; in the polar, verl and openrlhf shapes alike', async () => {
+    store = openStore(':memory:');
+    seedRun(store, 'run-1', [
+      { ...session, callRecords: callRecords.map((record, k) => ({ ...record, ...tokenInModes[k] })) },
+      { ...session, instanceId: 'b' },
+    ]);
+    const { records } = await exportPolar();
+    expect(records.map((record) => [record.lineage_kind, record.capture])).toEqual([
+      ['main', 'token_in'],
+      ['side', 'token_in'],
+      ['sub-agent', 'mixed'],
+      ['sub-agent', 'token_in'],
+      ['main', 'chat'],
+      ['side', 'chat'],
+      ['sub-agent', 'chat'],
+      ['sub-agent', 'chat'],
+    ]);
+    const perCall = (await exportPolar({ builder: 'per_request' })).records.slice(0, 8).map((record) => record.capture);
+    expect(perCall).toEqual(['token_in', 'token_in', 'token_in', 'token_in', 'mixed', 'token_in', 'token_in', 'token_in']);
+    let verl = '';
+    await exportRun(store, { run: 'run-1', format: 'verl', messages: false }, (line) => {
+      verl += line;
+    });
+    expect((parseJsonl(verl) as { extra_info: { capture: string } }[]).map((row) => row.extra_info.capture)).toEqual(records.map((record) => record.capture));
+    let openrlhf = '';
+    await exportRun(store, { run: 'run-1', format: 'openrlhf', messages: false }, (line) => {
+      openrlhf += line;
+    });
+    expect((parseJsonl(openrlhf) as { polar: { capture: string } }[]).map((row) => row.polar.capture)).toEqual(records.map((record) => record.capture));
+  });
+});
+
 describe('reward-less sessions', () => {
   /** One call sampling [7, EOS]. */
   const single = (status: SeedSession['status'], reward: number | null): SeedSession => ({

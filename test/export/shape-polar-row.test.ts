@@ -39,6 +39,7 @@ describe('shapePolarRow', () => {
       stop_reason: 'stop',
       sampling: null,
       call_sampling: [{ temperature: 1, top_p: 1 }, { temperature: 0.7, top_p: 1 }],
+      capture: 'token_in',
       timings: { agent_ms: 9000, model_ms: 800, tool_ms: 350, init_ms: 1200, eval_ms: null },
       messages: [{ role: 'user', content: 'fix it' }],
       tools: null,

@@ -33,6 +33,7 @@ describe('shapeVerlRow', () => {
         step_index: 1,
         is_last_step: true,
         stop_reason: 'stop',
+        capture: 'token_in',
         sampling: null,
         timings: { agent_ms: 9000, model_ms: 800, tool_ms: 350, init_ms: 1200, eval_ms: null },
       },

@@ -20,6 +20,9 @@ import { buildPerRequest } from '../../src/trajectory/build-per-request.js';
 import { checkTrainable } from '../../src/trajectory/check-trainable.js';
 import { assertTrajectoryFidelity } from '../../src/trajectory/verify-trajectory.js';
 import type { SimControlOptions } from '../../src/sim/sim-control.js';
+import type { SimServerOptions } from '../../src/sim/sim-server.js';
+import type { GatewayOptions } from '../../src/gateway/create-gateway.js';
+import type { UpstreamProfile } from '../../src/upstream/preflight/upstream-profile.js';
 import { type GatewayStack, startGatewayStack } from '../helpers/gateway-stack.js';
 import { until } from '../helpers/until.js';
 
@@ -36,11 +39,11 @@ interface Harness {
   events: GenerationStepEvent[];
 }
 
-async function start(control: SimControlOptions, engine: EngineName = 'vllm'): Promise<Harness> {
+async function start(control: SimControlOptions, engine: EngineName = 'vllm', more: { sim?: Partial<SimServerOptions>; gateway?: Partial<GatewayOptions> } = {}): Promise<Harness> {
   const s = await startGatewayStack({
     policy: scriptedPolicy({ turns: [], final: { content: LONG } }),
-    sim: { control, latency: { firstTokenMs: 5, perTokenMs: 15 }, engine },
-    gateway: { engine },
+    sim: { control, latency: { firstTokenMs: 5, perTokenMs: 15 }, engine, ...more.sim },
+    gateway: { engine, ...more.gateway },
   });
   stacks.push(s);
   const gate = new EngineGeneration(0, undefined);
@@ -140,6 +143,107 @@ describe('keep pause with a weight update mid-call', () => {
       ['/update_weights_from_disk', { model_path: '/ckpt/3', weight_version: '3', abort_all_requests: false, flush_cache: true }],
       ['/continue_generation', {}],
     ]);
+  });
+});
+
+describe('SGLang token-in: /generate streamed, so a keep pause is observed per token', () => {
+  /** Keep pause after 6 streamed tokens, the weights of version 1 from disk, resume; the spanning call and the next. */
+  async function spanKeepPause(sim: Partial<SimServerOptions> = {}, gateway: Partial<GatewayOptions> = {}, chunks = 6) {
+    const harness = await start({}, 'sglang', { sim, gateway: { tokenIn: true, ...gateway } });
+    const { s, openai, controller } = harness;
+    const call = streamCall(openai);
+    // Streamed through: 6 chunks reached the client; captured whole upstream: 6 tokens sampled.
+    await until(() => (gateway.nonStreamingUpstream ? s.sim!.engine.metrics().generationTokens >= 6 : call.chunks() >= chunks), 'tokens to stream');
+    expect(await controller.pause({ mode: 'keep', drainTimeoutMs: 0 })).toMatchObject({ mode: 'keep', frozen: 1, inFlight: 1, drained: false });
+    const resumed = await controller.resume({ policyVersion: 1, weights: { kind: 'disk', modelPath: '/ckpt/1' } });
+    await call.done;
+    // The next call continues the lineage (token_in), sampled with version 1 from its first token.
+    await openai.chat.completions.create({ ...REQUEST, messages: [...REQUEST.messages, { role: 'assistant', content: LONG }, { role: 'user', content: 'Again.' }] });
+    const [spanning, next] = s.store.calls.listBySession(s.sessionId, { withRaw: true });
+    return { ...harness, resumed, spanning: spanning!, next: next! };
+  }
+
+  it.each([
+    ['cumulative', 0],
+    ['incremental', 3],
+    ['legacy', 2],
+  ] as const)('%s chunks (backlog %i): 0 sampled tokens thrown away, the versions change exactly where the engine\'s weights did', async (streamOutput, streamBacklog) => {
+    const { s, resumed, spanning, next } = await spanKeepPause({ sglang: { streamOutput, streamBacklog } });
+    expect(resumed).toMatchObject({ policyVersion: 1, weightsKind: 'disk', versionChange: { boundaries: 1, unobserved: 0 } });
+    // The session's first call too goes to /generate (the server's own rendering), streamed.
+    expect(spanning).toMatchObject({ status: 'ok', policyVersion: 0, engine: 'sglang', mode: 'chat', tokenInFallback: { reason: 'no-lineage' } });
+    expect(JSON.parse(spanning.raw.upstreamRequest!.toString('utf8'))).toMatchObject({ stream: true, return_logprob: true, input_ids: spanning.capture.promptTokenIds });
+    expect(spanning.versionUnobserved).toBeUndefined();
+    const ids = spanning.capture.tokenIds!;
+    expect(spanning.capture.logprobs).toHaveLength(ids.length);
+    const [[index, version]] = spanning.versionBoundaries! as [[number, number]];
+    expect(version).toBe(1);
+    expect(index).toBeGreaterThanOrEqual(6);
+    expect(index).toBeLessThan(ids.length);
+    const truth = simVersions(ids, spanning.capture.logprobs!);
+    expect(truth).toEqual(ids.map((_, i) => (i < index ? 0 : 1)));
+    expect(next).toMatchObject({ status: 'ok', policyVersion: 1, mode: 'token_in' });
+    expect(next.versionBoundaries).toBeUndefined();
+
+    const calls = s.store.calls.listBySession(s.sessionId).map(toTrajectoryCall);
+    expect(calls.map((call) => checkTrainable(call).trainable)).toEqual([true, true]);
+    const build = buildPerRequest(s.sessionId, calls);
+    assertTrajectoryFidelity(calls, build);
+    expect(build.rows[0]!.versions).toEqual(truth);
+    expect(s.sim!.control.log.filter((entry) => entry.method === 'POST').map((entry) => [entry.path, entry.body])).toEqual([
+      ['/pause_generation', { mode: 'in_place' }],
+      ['/update_weights_from_disk', { model_path: '/ckpt/1', weight_version: '1', abort_all_requests: false, flush_cache: true }],
+      ['/continue_generation', {}],
+    ]);
+  });
+
+  it('--non-streaming-upstream: the same call is captured whole, so its boundary is unknown and it is never trained on', async () => {
+    const { resumed, spanning } = await spanKeepPause({}, { nonStreamingUpstream: true });
+    expect(resumed).toMatchObject({ versionChange: { boundaries: 0, unobserved: 1 } });
+    expect(JSON.parse(spanning.raw.upstreamRequest!.toString('utf8'))).toMatchObject({ stream: false });
+    expect(spanning).toMatchObject({ status: 'ok', versionUnobserved: 'non-streaming-upstream' });
+    expect(checkTrainable(toTrajectoryCall(spanning))).toMatchObject({ trainable: false, detail: 'version-unobserved' });
+  });
+
+  it('--stream-interval 4: a boundary taken from the stream may be 3 tokens early, so the call is not trained on; the scheduler\'s spans make it exact', async () => {
+    // The preflight's word on the server's stream interval.
+    const profile = { streamInterval: 4 } as UpstreamProfile;
+    const held = await spanKeepPause({ chunkTokens: 4 }, { profile }, 2);
+    expect(held.resumed).toMatchObject({ versionChange: { boundaries: 0, unobserved: 1 } });
+    expect(held.spanning).toMatchObject({ status: 'ok', versionUnobserved: 'stream-interval' });
+    expect(checkTrainable(toTrajectoryCall(held.spanning))).toMatchObject({ trainable: false, detail: 'version-unobserved' });
+
+    const exact = await spanKeepPause({ chunkTokens: 4, sglang: { weightVersionSpans: true } }, { profile }, 2);
+    const ids = exact.spanning.capture.tokenIds!;
+    const truth = simVersions(ids, exact.spanning.capture.logprobs!);
+    const index = truth.indexOf(1);
+    expect(index).toBeGreaterThan(0);
+    expect(exact.spanning.versionUnobserved).toBeUndefined();
+    expect(exact.spanning.versionBoundaries).toEqual([[index, 1]]);
+    expect(truth).toEqual(ids.map((_, i) => (i < index ? 0 : 1)));
+    expect(checkTrainable(toTrajectoryCall(exact.spanning)).trainable).toBe(true);
+  });
+
+  it('an abort pause ends the streamed call as engine_aborted: no trainable row', async () => {
+    const { s, openai, controller } = await start({}, 'sglang', { gateway: { tokenIn: true } });
+    const call = streamCall(openai);
+    await until(() => call.chunks() >= 3, 'tokens to stream');
+    expect(await controller.pause({ mode: 'abort', drainTimeoutMs: 5_000 })).toMatchObject({ mode: 'abort', drained: true, inFlight: 0 });
+    await expect(call.done).rejects.toThrow();
+    const [stored] = s.store.calls.listBySession(s.sessionId);
+    expect(stored).toMatchObject({ status: 'engine_aborted', error: abortedByPolarMessage('abort'), capture: { finishReason: 'abort' } });
+    expect(stored!.capture.tokenIds!.length).toBeGreaterThanOrEqual(3);
+    expect(checkTrainable(toTrajectoryCall(stored!))).toMatchObject({ trainable: false, detail: 'status' });
+    await controller.resume({});
+  });
+
+  it('a stream the engine cuts (no finish, no [DONE]) is typed upstream_unavailable with what came, never a trainable row', async () => {
+    const { s, openai } = await start({}, 'sglang', { sim: { sglang: { dropStreamAfter: 5 } }, gateway: { tokenIn: true } });
+    await expect(streamCall(openai).done).rejects.toThrow();
+    const [stored] = s.store.calls.listBySession(s.sessionId);
+    expect(stored).toMatchObject({ status: 'upstream_unavailable', capture: { finishReason: null } });
+    expect(stored!.capture.tokenIds).toHaveLength(5);
+    expect(checkTrainable(toTrajectoryCall(stored!))).toMatchObject({ trainable: false, detail: 'status' });
   });
 });
 

@@ -1,7 +1,7 @@
 // The gateway in front of an SGLang-shaped server, on real sockets with the official OpenAI SDK: chat is
 // captured non-streaming upstream (return_token_ids) and relayed as a stream when the client streams;
 // an answer without ids is refused; a release without chat ids still works in token-in mode through
-// /generate (every call, lineage continuations and fallbacks alike).
+// /generate (every call, lineage continuations and fallbacks alike), streamed when the client streams.
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_ROLLOUT_SAMPLING } from '../../src/config/sampling-policy.js';
@@ -37,11 +37,14 @@ async function session(s: GatewayStack, stream: boolean): Promise<string[]> {
   const answers: string[] = [];
   for (let turn = 0; turn < 3; turn++) {
     const body = { model: 'polar-sim-qwen3', messages, tools };
-    const completion = stream ? await client.chat.completions.stream(body).finalChatCompletion() : await client.chat.completions.create(body);
+    // The SDK keeps only the last delta of a field it does not know (Object.assign); Qwen Code joins them.
+    let streamed = '';
+    const runner = stream ? client.chat.completions.stream(body).on('chunk', (chunk) => (streamed += (chunk.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? '')) : undefined;
+    const completion = runner ? await runner.finalChatCompletion() : await client.chat.completions.create(body);
     const message = completion.choices[0]!.message;
     answers.push(completion.choices[0]!.finish_reason);
     // Replays the thinking as Qwen Code does (`reasoning_content`).
-    const reasoning = (message as { reasoning_content?: string }).reasoning_content;
+    const reasoning = stream ? streamed : (message as { reasoning_content?: string }).reasoning_content;
     messages.push({ role: 'assistant', content: message.content, ...(reasoning ? { reasoning_content: reasoning } : {}), ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}) } as OpenAI.ChatCompletionAssistantMessageParam);
     for (const call of message.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: call.id, content: 'ok' });
   }
@@ -92,6 +95,17 @@ describe('the gateway in front of SGLang', () => {
       ['no_token_ids', 'sglang'],
       ['no_token_ids', 'sglang'],
     ]);
+  });
+
+  it('token-in, streamed: a prompt over the context window, refused by SGLang after HTTP 200, reaches the client as the 400 context error it is', async () => {
+    const s = await startGatewayStack({ policy, sim: { engine: 'sglang', maxModelLen: 200 }, gateway: { engine: 'sglang', tokenIn: true } });
+    stacks.push(s);
+    const client = new OpenAI({ baseURL: `${s.url}/v1`, apiKey: s.key, maxRetries: 0 });
+    const refused = client.chat.completions.create({ model: 'polar-sim-qwen3', messages: [{ role: 'user', content: 'Fix the bug.' }], max_tokens: 300, stream: true });
+    await expect(refused).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/prompt is too long: \d+ tokens > 200 maximum/) });
+    const [call] = s.store.calls.listBySession(s.sessionId, { withRaw: true });
+    expect(call).toMatchObject({ status: 'context_overflow', engine: 'sglang' });
+    expect(JSON.parse(call!.raw.upstreamRequest!.toString('utf8'))).toMatchObject({ stream: true, sampling_params: { max_new_tokens: 300 } });
   });
 
   it.each([false, true])('a release without chat ids in token-in mode (client stream %s): every call goes to /generate, all ok', async (stream) => {

@@ -9,6 +9,7 @@ import { createFakeExecutor, type FakeExecutor } from '../serve/fake-batch-execu
 import { readResponse, type ReadResponse } from './read-response.js';
 
 export const TEST_SERVE_TOKEN = 'test-token-0123456789';
+const OFFERED = { available: true, reason: null, hint: null };
 
 export interface TestServe {
   serve: RunningServe;
@@ -41,6 +42,8 @@ export async function startTestServe(dir: string, cleanups: (() => Promise<void>
     requireInstalled: false,
     token: TEST_SERVE_TOKEN,
     port: 0,
+    // No upstream is preflighted with the fake executor: every upstream offers both capture modes unless a test says otherwise.
+    captureProbe: async () => (serveOptions.upstreams ?? ['sim:oracle']).map((url) => ({ url, engine: 'vllm' as const, tokenIn: OFFERED, chat: OFFERED })),
     ...serveOptions,
     store,
     executor: fake.executor,

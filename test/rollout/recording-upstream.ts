@@ -77,9 +77,18 @@ export interface CapturedTokens {
   logprobs: number[] | null;
 }
 
-/** The same three as the server served them: SGLang chat (per-choice ids), SGLang /generate, vLLM chat JSON. */
+/**
+ * The same three as the server served them: SGLang chat (per-choice ids), SGLang /generate (whole, or streamed
+ * in the simulator's default cumulative chunks: the last one holds every id and logprob), vLLM /v1/completions
+ * and chat (JSON or streamed).
+ */
 export function servedTokens(generation: ServedGeneration): CapturedTokens {
-  const response = generation.response as Record<string, unknown>;
+  if (Array.isArray(generation.response) && generation.path !== '/generate') return streamedTokens(generation);
+  const response = (Array.isArray(generation.response) ? generation.response.at(-1) : generation.response) as Record<string, unknown>;
+  if (generation.path === '/v1/completions') {
+    const choice = (response['choices'] as { token_ids?: number[]; logprobs?: { token_logprobs: number[] } | null }[])[0]!;
+    return { promptTokenIds: generation.request['prompt'] as number[], tokenIds: choice.token_ids ?? null, logprobs: choice.logprobs?.token_logprobs ?? null };
+  }
   if (generation.path === '/generate') {
     const meta = response['meta_info'] as { output_token_logprobs?: [number, number, unknown][] };
     return { promptTokenIds: generation.request['input_ids'] as number[], tokenIds: response['output_ids'] as number[], logprobs: meta.output_token_logprobs?.map((entry) => entry[0]) ?? null };
@@ -90,4 +99,23 @@ export function servedTokens(generation: ServedGeneration): CapturedTokens {
     tokenIds: choice.token_ids ?? null,
     logprobs: choice.logprobs?.content.map((entry) => entry.logprob) ?? null,
   };
+}
+
+interface StreamChunk {
+  prompt_token_ids?: number[];
+  choices?: { token_ids?: number[] | null; prompt_token_ids?: number[] | null; logprobs?: { content?: { logprob: number }[] | null; token_logprobs?: number[] } | null }[];
+}
+
+/** A streamed answer (vLLM chat or /v1/completions SSE): the prompt ids of its first chunk, every chunk's ids and logprobs in order. */
+function streamedTokens(generation: ServedGeneration): CapturedTokens {
+  let promptTokenIds: number[] | null = generation.path === '/v1/completions' ? (generation.request['prompt'] as number[]) : null;
+  const tokenIds: number[] = [];
+  const logprobs: number[] = [];
+  for (const chunk of generation.response as StreamChunk[]) {
+    const choice = chunk.choices?.[0];
+    promptTokenIds ??= chunk.prompt_token_ids ?? choice?.prompt_token_ids ?? null;
+    tokenIds.push(...(choice?.token_ids ?? []));
+    logprobs.push(...(choice?.logprobs?.content?.map((entry) => entry.logprob) ?? choice?.logprobs?.token_logprobs ?? []));
+  }
+  return { promptTokenIds, tokenIds, logprobs };
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { diffManifests, imageDigest, readPolarVersion, sha256File } from '../../src/rollout/run-manifest.js';
+import { describeCapture, diffManifests, imageDigest, readPolarVersion, sha256File } from '../../src/rollout/run-manifest.js';
 import { registryOf, resolveRegistryAuth } from '../../src/runtime/registry-auth.js';
 
 describe('diffManifests', () => {
@@ -22,6 +22,16 @@ describe('diffManifests', () => {
       { field: 'images.a:latest', a: 'sha256:1', b: undefined },
     ]);
     expect(diffManifests(null, { polar: { version: '1' } })).toEqual([{ field: 'polar.version', a: undefined, b: '1' }]);
+  });
+});
+
+describe('describeCapture', () => {
+  it('token_in with the tool format the gateway parses with (the flag, else the server\'s parser, else hermes); chat without one (no null leaf in a manifest)', () => {
+    expect(describeCapture(true, 'qwen3_coder', 'hermes')).toEqual({ mode: 'token_in', toolFormat: 'qwen3_coder' });
+    expect(describeCapture(true, undefined, 'qwen3_coder')).toEqual({ mode: 'token_in', toolFormat: 'qwen3_coder' });
+    expect(describeCapture(true, undefined, undefined)).toEqual({ mode: 'token_in', toolFormat: 'hermes' });
+    expect(describeCapture(false, 'qwen3_coder', 'hermes')).toEqual({ mode: 'chat' });
+    expect(describeCapture(undefined, undefined, undefined)).toEqual({ mode: 'chat' });
   });
 });
 

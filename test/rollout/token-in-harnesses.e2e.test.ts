@@ -123,9 +123,13 @@ describe.skipIf(runtime === undefined)('token-in mode with real harness CLIs (Do
     const { session, calls } = await finishedSession(harness, toolFormat, true, recording).finally(() => recording?.close());
     expect(calls.every((call) => call.engine === engine)).toBe(true);
     if (recording !== undefined) {
-      // Every captured call is what SGLang served: chat for the first, /generate with the spliced ids after.
+      // Every captured call is what SGLang served: /generate streamed (the first call as SGLang's own rendering,
+      // the later ones with the spliced ids), the chat endpoint only for a call that needs it.
       expect(calls.map((call) => ({ promptTokenIds: call.capture.promptTokenIds, tokenIds: call.capture.tokenIds, logprobs: call.capture.logprobs }))).toEqual(recording.served.map(servedTokens));
-      expect(recording.served.map((served) => served.path)).toEqual(calls.map((call) => (call.mode === 'token_in' ? '/generate' : '/v1/chat/completions')));
+      const sent = calls.map((call) => JSON.parse(call.raw.upstreamRequest!.toString('utf8')) as { input_ids?: unknown; stream?: boolean });
+      expect(recording.served.map((served) => served.path)).toEqual(sent.map((body) => ('input_ids' in body ? '/generate' : '/v1/chat/completions')));
+      expect(sent.filter((body) => 'input_ids' in body).every((body) => body.stream === true)).toBe(true);
+      expect(recording.served[0]?.path).toBe('/generate');
     }
     const trajectory = calls.map(toTrajectoryCall);
     const build = buildPrefixMerging(session.id, trajectory);

@@ -23,13 +23,13 @@ export interface FakeExecutor {
   /** Awaited after the run's row is finished, before the executor returns (a test holds it to play a killed server). */
   beforeReturn: () => Promise<void>;
   /** Executor starts, with `resume`. */
-  starts: { runName: string; resume: boolean; upstream: string; replicas: string[]; allowLogprobMismatch: boolean | undefined }[];
+  starts: { runName: string; resume: boolean; upstream: string; replicas: string[]; allowLogprobMismatch: boolean | undefined; tokenIn: boolean | undefined; toolFormat: string | undefined; sampling: unknown }[];
 }
 
 export function createFakeExecutor(store: Store, mode: { parallel?: boolean } = {}): FakeExecutor {
   const fake: FakeExecutor = { runs: new Map(), gate: { wait: async () => undefined }, callVersion: () => 0, beforeReturn: async () => undefined, starts: [], executor: async () => ({}) as never };
   fake.executor = async ({ runName, options, resume }, context) => {
-    fake.starts.push({ runName, resume, upstream: options.upstream, replicas: options.replicas ?? [], allowLogprobMismatch: options.allowLogprobMismatch });
+    fake.starts.push({ runName, resume, upstream: options.upstream, replicas: options.replicas ?? [], allowLogprobMismatch: options.allowLogprobMismatch, tokenIn: options.tokenIn, toolFormat: options.toolFormat, sampling: options.sampling });
     let run = store.runs.get(runName);
     if (run === undefined) {
       run = store.runs.create({ name: runName, harness: options.harness, datasetPath: options.datasetPath, upstream: options.upstream, samples: options.samples, config: {}, ownerPid: process.pid, ownerHost: hostname() });

@@ -1,7 +1,7 @@
 // `polar proxy`: the capturing gateway as a standalone server, behind the same preflight as a rollout.
 import type { Command } from 'commander';
 import { parseIntegerOption, parsePortOption, parseSecondsOption } from '../parse-number-option.js';
-import { collectUpstream, ENGINE_FLAG_HELP, TOKEN_IN_FLAG_HELP, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
+import { collectUpstream, ENGINE_FLAG_HELP, TOKEN_IN_FLAG_HELP, TOOL_FORMAT_FLAG_HELP, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 import { addSamplingOptions, type SamplingOptionValues } from '../sampling-options.js';
 
 export interface ProxyOptions extends SamplingOptionValues {
@@ -47,9 +47,9 @@ export function registerProxyCommand(program: Command): void {
     .option('--header-timeout <seconds>', 'seconds a client may take to send its request headers', parseSecondsOption('--header-timeout'), 60)
     .option('--body-timeout <seconds>', 'seconds a client may pause while sending its request body (0 = no limit)', parseSecondsOption('--body-timeout', 0), 30)
     .option('--max-session-calls <n>', 'model calls one session may have in flight; more get a 429', parseIntegerOption('--max-session-calls', 1), 64)
-    .option('--non-streaming-upstream', 'capture streaming calls non-streaming upstream and stream to the client (vLLM 0.10.2–~0.12; SGLang always is)')
+    .option('--non-streaming-upstream', 'capture streaming calls non-streaming upstream and stream to the client (vLLM 0.10.2–~0.12; SGLang chat always is, its token-in /generate only with this flag)')
     .option('--token-in', TOKEN_IN_FLAG_HELP)
-    .option('--tool-format <format>', 'the upstream\'s tool-call parser, for token-in output: hermes or qwen3_coder (default: the sim\'s, else SGLang\'s --tool-call-parser, else hermes)')
+    .option('--tool-format <format>', TOOL_FORMAT_FLAG_HELP)
     .option('--no-preflight', 'skip the upstream checks at start (e.g. the model server is not up yet)')
     .option('--quiet', 'do not print a line per call')
     .option('--record-upstream-response', 'also store the upstream response bytes of successful calls (they repeat the stored token ids)');

@@ -6,7 +6,7 @@ import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../
 import { addSamplingOptions, type SamplingOptionValues } from '../sampling-options.js';
 import { addTaskSetOptions, type TaskSetFlags } from '../task-set-options.js';
 import { parseIntegerOption, parsePositiveNumberOption, parseSecondsOption } from '../parse-number-option.js';
-import { collectUpstream, ENGINE_FLAG_HELP, GPU_PEAK_FLAG_HELP, TOKEN_IN_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
+import { collectUpstream, ENGINE_FLAG_HELP, GPU_PEAK_FLAG_HELP, PREFLIGHT_TIMEOUT_FLAG_HELP, TOKEN_IN_FLAG_HELP, TOOL_FORMAT_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 
 export interface RolloutFlags extends ContainerLimitFlags, TaskSetFlags, SamplingOptionValues {
   harness?: string;
@@ -56,10 +56,10 @@ export function registerRolloutCommand(program: Command): void {
     .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails (default 600)', parseSecondsOption('--upstream-timeout'))
     .option('--gpu-peak-tokens-per-second <n>', GPU_PEAK_FLAG_HELP, parsePositiveNumberOption('--gpu-peak-tokens-per-second'))
     .option('--token-in', TOKEN_IN_FLAG_HELP)
-    .option('--tool-format <format>', 'the upstream\'s tool-call parser, for token-in output: hermes or qwen3_coder (default: the sim\'s, else SGLang\'s --tool-call-parser, else hermes)')
+    .option('--tool-format <format>', TOOL_FORMAT_FLAG_HELP)
     .option('--max-attempts <n>', 'attempts of a session before an infrastructure failure is final (default 3; each retry after an exponential backoff)', parseIntegerOption('--max-attempts', 1))
     .option('--pull-concurrency <n>', 'task images pulled at once (default 2; each pull tried 3 times)', parseIntegerOption('--pull-concurrency', 1))
-    .option('--preflight-timeout <seconds>', 'upper bound of the upstream preflight (default 20)', parseSecondsOption('--preflight-timeout'))
+    .option('--preflight-timeout <seconds>', PREFLIGHT_TIMEOUT_FLAG_HELP, parseSecondsOption('--preflight-timeout'))
     .option('--db <file>', 'SQLite database (default: $POLAR_DB or ./polar.db)')
     .option('--run-name <name>', 'name of the run (default: <harness>-<time>)')
     .option('--samples <k>', 'sessions per task (a GRPO group)', parseIntegerOption('--samples', 1), 1)

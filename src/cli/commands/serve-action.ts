@@ -13,6 +13,9 @@ import { resolveUpstreamSpecs } from '../upstream-specs.js';
 import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
 import { waitForShutdown } from '../wait-for-shutdown.js';
 import type { ServeFlags } from './serve.js';
+import { DEFAULT_ROLLOUT_SAMPLING, resolveSamplingPolicy } from '../../config/sampling-policy.js';
+import { samplingFlagsOf } from '../sampling-options.js';
+import { resolveToolFormat } from '../resolve-tool-format.js';
 
 export async function serveAction(flags: ServeFlags): Promise<void> {
   const upstreams = resolveUpstreamSpecs(flags.upstream, flags.upstreamsFile);
@@ -20,12 +23,22 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     throw new UsageError('polar serve needs --upstream: the model server to sample from', 'e.g. --upstream http://127.0.0.1:8000/v1 (vLLM), or --upstream sim:oracle');
   }
   const engine = parseEngineFlag(flags.engine);
+  // As `polar rollout` resolves them: the sampling over the on-policy defaults, the token-in tool format (the
+  // flag, else the simulator's; else the server's parser). The format applies to every token_in batch.
+  const sampling = resolveSamplingPolicy(samplingFlagsOf(flags), DEFAULT_ROLLOUT_SAMPLING);
+  const toolFormat = resolveToolFormat(flags.toolFormat, upstreams[0]);
   const dbPath = resolveDbPath(flags.db);
   const store = openStore(dbPath);
   const limits = containerLimitsFromFlags(flags);
   const defaults: Partial<RolloutOptions> = {
     timeoutSeconds: flags.timeout,
     evaluate: flags.eval,
+    sampling,
+    ...(flags.tokenIn === true ? { tokenIn: true } : {}),
+    ...(toolFormat !== undefined ? { toolFormat } : {}),
+    ...(flags.allowLogprobMismatch === true ? { allowLogprobMismatch: true } : {}),
+    ...(flags.eosTokenIds !== undefined ? { eosTokenIds: flags.eosTokenIds } : {}),
+    ...(flags.preflightTimeout !== undefined ? { preflightTimeoutSeconds: flags.preflightTimeout } : {}),
     ...(flags.model !== undefined ? { model: flags.model } : {}),
     ...(engine !== undefined ? { engine } : {}),
     ...(flags.maxTokensCap !== undefined ? { maxTokensCap: flags.maxTokensCap } : {}),
@@ -55,7 +68,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     if (running.generatedToken) printError(`polar serve token (send as Authorization: Bearer <token>): ${running.token}`);
     if (flags.json) running.engine.on((event) => printLine(JSON.stringify(event)));
     else if (flags.verbose) running.engine.on(printServeEvent);
-    printLine(`polar serve listening at ${running.url} (upstream ${upstreams.join(', ')}; db ${dbPath}; API at ${running.url}/openapi.json)`);
+    printLine(`polar serve listening at ${running.url} (upstream ${upstreams.join(', ')}; capture ${running.engine.defaultCapture} unless a batch asks; db ${dbPath}; API at ${running.url}/openapi.json)`);
     try {
       await waitForShutdown();
     } finally {

@@ -5,9 +5,14 @@ import type { AdmissionMode } from '../../rollout/admission/session-admission.js
 import { ADMISSION_FLAG_HELP, parseAdmissionMode } from '../admission-option.js';
 import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../container-limit-options.js';
 import { parseIntegerOption, parsePortOption, parsePositiveNumberOption, parseSecondsOption } from '../parse-number-option.js';
-import { collectUpstream, ENGINE_FLAG_HELP, GPU_PEAK_FLAG_HELP, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
+import { addSamplingOptions, type SamplingOptionValues } from '../sampling-options.js';
+import { collectUpstream, ENGINE_FLAG_HELP, GPU_PEAK_FLAG_HELP, PREFLIGHT_TIMEOUT_FLAG_HELP, TOOL_FORMAT_FLAG_HELP, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 
-export interface ServeFlags extends ContainerLimitFlags {
+/** `polar serve --token-in`: the default of every batch that names no `capture`. */
+const SERVE_TOKEN_IN_HELP =
+  'batches capture in token-in mode unless they send "capture": "chat" (calls continuing a lineage go upstream as its exact tokens: one row per lineage); without it batches capture the chat way unless they send "capture": "token_in"';
+
+export interface ServeFlags extends ContainerLimitFlags, SamplingOptionValues {
   host: string;
   port: number;
   upstream?: string[];
@@ -19,6 +24,9 @@ export interface ServeFlags extends ContainerLimitFlags {
   maxTokensCap?: number;
   upstreamTimeout?: number;
   gpuPeakTokensPerSecond?: number;
+  tokenIn?: boolean;
+  toolFormat?: string;
+  preflightTimeout?: number;
   concurrency?: number;
   admission?: AdmissionMode;
   maxBatches: number;
@@ -34,7 +42,7 @@ export interface ServeFlags extends ContainerLimitFlags {
 
 
 export function registerServeCommand(program: Command): void {
-  program
+  const command = program
     .command('serve')
     .description('Serve rollouts over HTTP to a trainer: batches in, completed groups out as export rows; pause/resume around weight syncs')
     .option('--host <host>', 'address to listen on (loopback by default)', '127.0.0.1')
@@ -48,6 +56,9 @@ export function registerServeCommand(program: Command): void {
     .option('--max-tokens-cap <n>', 'upper bound on max_tokens sent upstream', parseIntegerOption('--max-tokens-cap', 1))
     .option('--upstream-timeout <seconds>', 'seconds of upstream silence before a call fails (default 600)', parseSecondsOption('--upstream-timeout'))
     .option('--gpu-peak-tokens-per-second <n>', GPU_PEAK_FLAG_HELP, parsePositiveNumberOption('--gpu-peak-tokens-per-second'))
+    .option('--token-in', SERVE_TOKEN_IN_HELP)
+    .option('--tool-format <format>', TOOL_FORMAT_FLAG_HELP)
+    .option('--preflight-timeout <seconds>', PREFLIGHT_TIMEOUT_FLAG_HELP, parseSecondsOption('--preflight-timeout'))
     .option('--concurrency <n>', 'agents running at once (default 4; with --admission engine the most, default what the host holds); a batch may ask for fewer of its own', parseIntegerOption('--concurrency', 1))
     .option('--admission <mode>', ADMISSION_FLAG_HELP, parseAdmissionMode)
     .option('--max-batches <n>', 'batches running at once', parseIntegerOption('--max-batches', 1), 2)
@@ -61,6 +72,9 @@ export function registerServeCommand(program: Command): void {
     .option('--verbose', 'print what the server does as it does it: batches, ended sessions, completed groups, pauses and resumes')
     .option('--cpus <n>', 'CPUs per session container (default 2)', parseCpus)
     .option('--memory <size>', 'memory per session container, e.g. 4g (default 4g)', parseMemory)
-    .option('--pids-limit <n>', 'processes per session container (default 4096)', parsePids)
+    .option('--pids-limit <n>', 'processes per session container (default 4096)', parsePids);
+  // The server's sampling, --allow-logprob-mismatch and --eos-token-ids: a batch's own sampling fields and
+  // allow_logprob_mismatch win over them.
+  addSamplingOptions(command, 'temperature 1, top_p 1, top_k off, min_p 0; a batch\'s sampling fields override it')
     .action(async (flags: ServeFlags) => (await import('./serve-action.js')).serveAction(flags));
 }

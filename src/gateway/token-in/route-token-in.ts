@@ -16,10 +16,12 @@ export interface TokenInOptions {
   toolFormat?: ToolFormat;
   /** The upstream's context length: completions default to 16 new tokens, chat to the rest of the context. */
   maxModelLen?: number | null;
+  /** Tokens between the outputs of a streamed token-in answer (SGLang --stream-interval; default 1). */
+  streamInterval?: number;
   /**
    * A call that continues no lineage goes upstream as token ids too: the upstream's own rendering of the
    * conversation (from /tokenize), recorded as a chat-mode call with its fallback reason. For an engine
-   * whose chat answers carry no ids (SGLang before PR #30917); otherwise such calls go the chat way.
+   * whose chat answers carry no ids, or stream none (SGLang); otherwise such calls go the chat way.
    */
   renderFallbacks?: boolean;
 }
@@ -30,6 +32,10 @@ export interface TokenInRoute {
   fallback: TokenInFallback | null;
   /** The upstream body actually sent. */
   body: Buffer;
+  /** The upstream answers as a stream (SSE): each sampled token shows as it comes. */
+  streams: boolean;
+  /** Tokens the streamed answer may hold back (stream interval − 1; 0 when each token shows as it comes). */
+  heldBack: number;
   send(signal: AbortSignal, accept: string): Promise<UpstreamResponse>;
   /** Called with the committed record: an ok call extends (or starts) a lineage. */
   committed(record: CallRecord): void;
@@ -70,15 +76,17 @@ async function tokenizeConversation(
 }
 
 /**
- * Routes one call of a session. Contract: never throws for a conversation it cannot splice; it then
- * answers a chat route with the typed fallback reason (or, with renderFallbacks, the upstream's own
- * rendering sent as token ids, with the same reason).
+ * Routes one call of a session. `body` is the chat body as the chat route sends it; a call sent as token ids
+ * streams when `streamIds` (every engine streams ids on its token-in route, SGLang on none of its chat answers).
+ * Contract: never throws for a conversation it cannot splice; it then answers a chat route with the typed
+ * fallback reason (or, with renderFallbacks, the upstream's own rendering sent as token ids, with the same reason).
  */
 export async function routeTokenIn(
   upstream: UpstreamClient,
   engine: EngineAdapter,
   sessionId: number,
   body: ChatCompletionRequestWire,
+  streamIds: boolean,
   options: TokenInOptions,
   signal: AbortSignal,
 ): Promise<TokenInRoute> {
@@ -96,13 +104,16 @@ export async function routeTokenIn(
     mode: 'chat',
     fallback,
     body: chatBody,
+    streams: body.stream === true,
+    heldBack: 0,
     send: (s, accept) => upstream.chatCompletions(chatBody, s, accept),
     committed,
   });
   const asIds = (mode: CallMode, fallback: TokenInFallback | null, promptIds: number[], maxModelLen: number | null): TokenInRoute => {
-    const call: TokenInCall = { chat: body, promptIds, maxModelLen: options.maxModelLen ?? maxModelLen, parse: format };
+    const call: TokenInCall = { chat: { ...body, stream: streamIds }, promptIds, maxModelLen: options.maxModelLen ?? maxModelLen, parse: format };
     const sent = engine.tokenInBody(call);
-    return { mode, fallback, body: sent, send: (s, accept) => engine.sendTokenIn(upstream, call, sent, s, accept), committed };
+    const heldBack = streamIds ? Math.max(0, (options.streamInterval ?? 1) - 1) : 0;
+    return { mode, fallback, body: sent, streams: streamIds, heldBack, send: (s, accept) => engine.sendTokenIn(upstream, call, sent, s, accept), committed };
   };
   const why = unsupported(body);
   if (why) return chat({ reason: 'unsupported-request', detail: why });

@@ -54,7 +54,7 @@ export const SGLANG_CONTROL_ROUTES: RouteTable = {
     let message = 'Succeeded to update model weights.';
     const label = request['weight_version'];
     if (typeof label === 'string') {
-      o.control.weightLabel = label;
+      o.control.relabel(label, o.generation.metrics().weightVersion);
       message += ` Weight version updated to ${label}.`;
     }
     return { status: 200, json: { success: true, message, num_paused_requests: 0 } };
@@ -65,7 +65,7 @@ export const SGLANG_CONTROL_ROUTES: RouteTable = {
     if (typeof label !== 'string') return validation('1 validation error for UpdateWeightVersionReqInput\nnew_version\n  Field required');
     // SGLang's default aborts every request first.
     if (request['abort_all_requests'] !== false) o.generation.abortAll();
-    o.control.weightLabel = label;
+    o.control.relabel(label, o.generation.metrics().weightVersion);
     return { status: 200, json: { success: true, message: `Weight version updated to ${label}`, new_version: label } };
   }),
   '/get_weight_version': controlRoute('GET', ({ o }) => ({ status: 200, json: { weight_version: o.control.weightLabel } })),

@@ -38,6 +38,9 @@ export function serverInfo(o: ResolvedOptions): Record<string, unknown> {
     enable_lora: o.control.flags.lora,
     max_total_num_tokens: sglangMaxTotalTokens(o),
     max_req_input_len: o.maxModelLen - 1,
+    stream_interval: o.chunkTokens,
+    // The flag's older name, before /generate's text and logprobs could come incremental too.
+    ...(o.sglang.streamOutput === 'legacy' ? { stream_output: false } : { incremental_streaming_output: o.sglang.streamOutput === 'incremental' }),
     internal_states: [{ last_gen_throughput: 0, avg_spec_accept_length: null }],
     version: o.sglang.version,
   };
@@ -50,6 +53,11 @@ export function modelList(o: ResolvedOptions): Record<string, unknown> {
 
 /** `/tokenize`: a text prompt always; chat messages (rendered with the template) only where SGLang has them. */
 export function handleSglangTokenize(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions): Promise<void> {
+  if (!o.sglang.tokenize) {
+    req.resume();
+    sendJson(res, 404, { detail: 'Not Found' });
+    return Promise.resolve();
+  }
   return withSglangErrors(res, async () => {
     const raw = (await readJson(req)) as Record<string, unknown>;
     if ('messages' in raw && !o.sglang.tokenizeMessages) throw badRequest("1 validation error for TokenizeRequest\nprompt\n  Field required [type=missing, input_value={'messages': ...}, input_type=dict]");

@@ -34,8 +34,9 @@ export interface EngineAdapter {
   readonly label: string;
   /**
    * True when a streamed chat answer carries the sampled ids (vLLM >= 0.10.2). False (SGLang: chat ids on
-   * non-streaming answers only): every call goes upstream non-streaming and a streaming client gets the
-   * answer relayed as a stream, as with --non-streaming-upstream.
+   * non-streaming answers only): chat calls go upstream non-streaming and a streaming client gets the answer
+   * relayed as a stream, as with --non-streaming-upstream; token-in calls still stream (sendTokenIn), and calls
+   * that continue no lineage take the token-in route too (the server's own rendering).
    */
   readonly streamsChatTokenIds: boolean;
   /** Where a non-streaming chat answer holds the prompt ids (split off unparsed for the store's commit worker). */

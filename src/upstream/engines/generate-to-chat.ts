@@ -9,8 +9,9 @@ import { chatFinish } from './completion-to-chat.js';
 import type { SglangChatCompletionWire, SglangGenerateRequestWire, SglangGenerateWire, SglangTokenLogprobWire } from './sglang-api-types.js';
 
 /**
- * The /generate body for a chat body's sampling and a token-id prompt. SGLang's max_new_tokens defaults to
- * 128, so without max_tokens the rest of the context is asked for, as the chat endpoint does.
+ * The /generate body for a chat body's sampling and a token-id prompt, streamed when the chat body streams.
+ * SGLang's max_new_tokens defaults to 128, so without max_tokens the rest of the context is asked for, as the
+ * chat endpoint does.
  */
 export function generateRequest(chat: ChatCompletionRequestWire, promptIds: number[], maxModelLen: number | null | undefined): SglangGenerateRequestWire {
   const maxTokens = chat.max_tokens ?? (maxModelLen ? maxModelLen - promptIds.length : undefined);
@@ -24,7 +25,7 @@ export function generateRequest(chat: ChatCompletionRequestWire, promptIds: numb
     return_logprob: true,
     logprob_start_len: -1,
     ...(chat.top_logprobs ? { top_logprobs_num: chat.top_logprobs } : {}),
-    stream: false,
+    stream: chat.stream === true,
   };
 }
 

@@ -1,6 +1,6 @@
 // The preflight of an SGLang server (or its router): models, /get_server_info (version, context length,
 // parsers, KV capacity), the served model, a non-streaming tool probe with return_token_ids, logprob
-// mode (temperature, then top_p), token-in readiness, end-of-turn ids, the router's workers.
+// mode (temperature, then top_p), a streamed /generate, token-in readiness, end-of-turn ids, the router's workers.
 import { EXIT_CODES } from '../../errors.js';
 import { checkEngineMetrics } from '../preflight/check-engine-metrics.js';
 import { scrapeMetrics } from '../metrics/scrape-metrics.js';
@@ -17,6 +17,7 @@ import { logprobProbeBody, toolProbeBody } from '../preflight/probe-requests.js'
 import { sha256Ids, tokenizeFingerprint } from '../preflight/template-fingerprint.js';
 import type { UpstreamProfile } from '../preflight/upstream-profile.js';
 import type { ChatCompletionWire } from '../vllm-api-types.js';
+import { checkGenerateStream, probeGenerateStream } from './check-generate-stream.js';
 import { readSglangChat } from './read-sglang-chat.js';
 import { probeSglangTokenIn, readRouterWorkers, readSglangInfo, toolFormatOfParser, type TokenInProbe } from './sglang-probes.js';
 
@@ -106,15 +107,15 @@ export async function inspectSglang(options: PreflightOptions): Promise<Upstream
       readRouterWorkers(root, signal),
       scrapeMetrics(profile.url, 3_000),
       SGLANG_CONTROL.probe(root, signal, { reachable: true, serverInfo: server ?? null }),
+      probeGenerateStream(run, tokenIn.ok ? tokenIn.promptIds : chatPromptIds),
     ]);
   } catch (error) {
     return run.unreachable(error);
   }
-  const [one, half, narrow, eos, workers, metrics, control] = probes;
+  const [one, half, narrow, eos, workers, metrics, control, stream] = probes;
   checkLogprobs(run, { one, half, narrow, read: (answer) => readSglangChat(answer.json) });
-  // SGLang answers streamed chat without ids (PR #37365 would add them): the gateway never streams from it.
-  profile.streamTokenIds = false;
-  pass('stream-token-ids', 'SGLang streams chat without token ids: polar captures every call non-streaming and streams to the client itself');
+  // SGLang streams chat without ids (PR #37365 would add them): chat is captured whole; token-in streams /generate.
+  checkGenerateStream(run, stream, server);
   checkTokenIn(run, tokenIn);
   if (eos) {
     const matched = choice?.finish_reason === 'stop' && typeof choice.stop_reason === 'number' && choice.stop_reason === sampledIds?.at(-1) ? choice.stop_reason : undefined;
@@ -176,6 +177,7 @@ function checkChatIds(run: PreflightRun, tokenIn: TokenInProbe, promptIds: numbe
 /** `token-in`: whether --token-in works on this server (fatal only when a token-in run has nothing else). */
 function checkTokenIn(run: PreflightRun, tokenIn: TokenInProbe): void {
   const { profile, options, pass, fail } = run;
+  profile.tokenInRoute = tokenIn.ok ? { ok: true, why: null } : { ok: false, why: tokenIn.why };
   if (tokenIn.ok) {
     pass('token-in', '/tokenize renders messages as the chat endpoint does and /generate answers ids and logprobs: --token-in works');
     return;

@@ -11,7 +11,9 @@ import { detectEosTokenIds } from '../preflight/detect-eos-ids.js';
 import type { PreflightOptions } from '../preflight/preflight-options.js';
 import { checkEngineControl } from '../preflight/check-engine-control.js';
 import { VLLM_CONTROL } from './vllm-control.js';
-import { startPreflight } from '../preflight/preflight-run.js';
+import { probeVllmTokenIn } from './vllm-token-in-probe.js';
+import type { TokenInProbe } from './sglang-probes.js';
+import { startPreflight, type PreflightRun } from '../preflight/preflight-run.js';
 import { errorMessageOf, probeJson, probeStream } from '../preflight/probe-http.js';
 import { logprobProbeBody, toolProbeBody } from '../preflight/probe-requests.js';
 import { sha256Ids, tokenizeFingerprint } from '../preflight/template-fingerprint.js';
@@ -80,14 +82,15 @@ export async function inspectVllm(options: PreflightOptions): Promise<UpstreamPr
   profile.reasoningField = 'reasoning' in message ? 'reasoning' : 'reasoning_content' in message ? 'reasoning_content' : null;
   pass('reasoning-field', profile.reasoningField ? `thinking comes back as "${profile.reasoningField}"; polar replays it under that name` : 'no reasoning field (no --reasoning-parser): thinking stays in content');
 
-  // 5. Logprob mode, streaming ids, end-of-turn ids, /metrics and the control routes, concurrently (the
-  // control probe need not ask /health: the server just answered).
+  // 5. Logprob mode, streaming ids, the token-in route, end-of-turn ids, /metrics and the control routes,
+  // concurrently (the control probe need not ask /health: the server just answered).
   let probes;
   try {
     probes = await Promise.all([
       probeJson(chatUrl, signal, logprobProbeBody(profile.model, 1)),
       probeJson(chatUrl, signal, logprobProbeBody(profile.model, 0.5)),
       probeStream(chatUrl, signal, toolProbeBody(profile.model, profile.toolCalling, true, 48)),
+      probeVllmTokenIn(root, base, profile.model, profile.toolCalling ? promptIds : null, signal),
       options.eosTokenIds ? Promise.resolve(undefined) : detectEosTokenIds(root, profile.model, signal),
       scrapeMetrics(profile.url, 3_000),
       VLLM_CONTROL.probe(root, signal, { reachable: true }),
@@ -95,9 +98,10 @@ export async function inspectVllm(options: PreflightOptions): Promise<UpstreamPr
   } catch (error) {
     return run.unreachable(error);
   }
-  const [one, half, stream, eos, metrics, control] = probes;
+  const [one, half, stream, tokenIn, eos, metrics, control] = probes;
   checkLogprobs(run, { one, half, read: (answer) => answer.json as ChatCompletionWire });
   checkStreamIds(profile, stream, options.nonStreamingUpstream ?? false, pass, fail);
+  checkTokenIn(run, tokenIn);
   if (eos) {
     const stoppedOn = completion.choices[0]?.finish_reason === 'stop' && completion.choices[0]?.stop_reason === null ? sampledIds.at(-1) : undefined;
     profile.eosTokenIds = eos.ids.length > 0 ? eos.ids : stoppedOn !== undefined ? [stoppedOn] : [];
@@ -113,3 +117,19 @@ export async function inspectVllm(options: PreflightOptions): Promise<UpstreamPr
   checkEngineControl(run, control, options.control);
   return profile;
 }
+
+/** `token-in`: whether --token-in (a `polar serve` batch's `"capture": "token_in"`) works; never fatal (chat ids work). */
+function checkTokenIn(run: PreflightRun, tokenIn: TokenInProbe): void {
+  const { profile, options, pass, fail } = run;
+  profile.tokenInRoute = tokenIn.ok ? { ok: true, why: null } : { ok: false, why: tokenIn.why };
+  if (tokenIn.ok) {
+    pass('token-in', '/tokenize renders messages as the chat endpoint does and /v1/completions answers ids and logprobs: --token-in works');
+  } else if (options.tokenIn === true) {
+    fail('token-in', `--token-in cannot continue lineages: ${tokenIn.why}`, `Every call goes the chat way (fallback tokenize-failed). ${VLLM_TOKEN_IN_ADVICE}`, EXIT_CODES.upstreamUnavailable, true);
+  } else {
+    pass('token-in', `not available (${tokenIn.why}); without --token-in nothing needs it`);
+  }
+}
+
+/** How to get vLLM's token-in route. */
+export const VLLM_TOKEN_IN_ADVICE = 'vLLM >= 0.10.2 serves /tokenize with messages and /v1/completions with return_token_ids: point --upstream at the server itself, not a proxy that hides them.';

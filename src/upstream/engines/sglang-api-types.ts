@@ -49,12 +49,25 @@ export interface SglangGenerateRequestWire {
   /** -1: logprobs of the output tokens only (no prompt logprobs, which would bypass the prefix cache). */
   logprob_start_len: -1;
   top_logprobs_num?: number;
-  stream: false;
+  /** True when the client streams: SSE `data: {...}` chunks ending `data: [DONE]` (sglang-stream-reader.ts). */
+  stream: boolean;
 }
 
-/** The non-streaming /generate answer. */
+/** One span of SGLang's `meta_info.weight_versions` (newer releases, utils/weight_versions.py): tokens [start, end). */
+export interface SglangWeightVersionSpanWire {
+  version: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * The non-streaming /generate answer, and one chunk of a streamed one. A chunk's `text`, `output_ids` and
+ * `output_token_logprobs` are cumulative or incremental depending on the release and its flags
+ * (sglang-stream-reader.ts); `completion_tokens` is always the running total. An abort before prefill has
+ * neither ids nor logprobs (tokenizer_manager.py _handle_abort_req).
+ */
 export interface SglangGenerateWire {
-  text: string;
+  text?: string | null;
   /** The sampled ids (the stop token included). */
   output_ids?: number[];
   meta_info: {
@@ -63,7 +76,10 @@ export interface SglangGenerateWire {
     prompt_tokens: number;
     completion_tokens: number;
     cached_tokens?: number;
+    /** The server's label when the answer was written (server_args.weight_version at output time). */
     weight_version?: string | null;
+    /** Newer releases, on the finished answer: which label's weights sampled which output tokens. */
+    weight_versions?: SglangWeightVersionSpanWire[] | null;
     output_token_logprobs?: SglangTokenLogprobWire[];
     output_top_logprobs?: (SglangTokenLogprobWire[] | null)[];
   };
@@ -88,6 +104,12 @@ export interface SglangServerInfoWire {
   max_total_num_tokens?: number;
   max_req_input_len?: number;
   weight_version?: string | null;
+  /** Tokens between streamed outputs of a request (default 1). */
+  stream_interval?: number;
+  /** Streamed /generate chunks carry only what is new (newer releases; default false). */
+  incremental_streaming_output?: boolean;
+  /** Its older name (`--stream-output`); at 0025436e streamed output_ids were incremental whatever it said. */
+  stream_output?: boolean;
 }
 
 /** sgl-router: `GET /workers` (newer) or `GET /list_workers` (`{urls}`, older). */

@@ -53,6 +53,7 @@ export type TokenInProbe = { ok: true; promptIds: number[] } | { ok: false; why:
 export async function probeSglangTokenIn(root: URL, model: string, chatPromptIds: readonly number[] | null, signal: AbortSignal): Promise<TokenInProbe> {
   const rendered = await probeJson(new URL('tokenize', root), signal, { model, messages: PROBE_TOOL_MESSAGES, tools: PROBE_TOOLS, add_generation_prompt: true });
   const tokens = (rendered.json as { tokens?: unknown } | undefined)?.tokens;
+  if (rendered.status === 404) return { ok: false, why: 'the server has no /tokenize route (answered 404)' };
   if (rendered.status !== 200 || !Array.isArray(tokens) || tokens.length === 0 || !tokens.every((id) => Number.isInteger(id))) {
     return { ok: false, why: `/tokenize does not render chat messages (answered ${rendered.status}; older SGLang tokenizes text only)` };
   }

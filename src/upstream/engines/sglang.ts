@@ -1,11 +1,13 @@
 // The SGLang adapter: chat with return_token_ids on non-streaming calls only (a streaming client gets the
-// answer relayed as a stream), token-in through /tokenize + the native /generate with input_ids.
+// answer relayed as a stream), token-in through /tokenize + the native /generate with input_ids, streamed
+// when the client streams (so a keep pause sees every sampled token as it comes).
 import { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import { readBody } from '../upstream-client.js';
 import type { EngineAdapter } from './engine.js';
 import { SGLANG_CONTROL } from './sglang-control.js';
 import { generateRequest, generateToChat } from './generate-to-chat.js';
+import { generateStreamAsChat } from './generate-stream-to-chat.js';
 import { inspectSglang } from './inspect-sglang.js';
 import { readSglangChat } from './read-sglang-chat.js';
 import type { SglangGenerateWire } from './sglang-api-types.js';
@@ -23,7 +25,9 @@ export const SGLANG_ENGINE: EngineAdapter = {
   readChatCompletion: readSglangChat,
   tokenInBody: (call) => Buffer.from(JSON.stringify(generateRequest(call.chat, call.promptIds, call.maxModelLen))),
   async sendTokenIn(client, call, body, signal) {
-    const response = await client.generate(body, signal);
+    const stream = call.chat.stream === true;
+    const response = await client.generate(body, signal, stream ? 'text/event-stream' : 'application/json');
+    if (stream) return generateStreamAsChat(response, { promptIds: call.promptIds, model: call.chat.model, parse: call.parse });
     if (response.status !== 200) return response;
     const raw = await readBody(response.body);
     let text: string;

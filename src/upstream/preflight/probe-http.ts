@@ -23,26 +23,32 @@ export function probeJson(url: URL, signal: AbortSignal, body?: unknown): Promis
   return requestJson(url, { signal, body, headers: PROBE_HEADERS, unreachable });
 }
 
-export interface StreamAnswer {
+export interface StreamAnswer<T = ChatCompletionChunkWire> {
   status: number;
   /** The error body when status is not 200. */
   text: string;
-  chunks: ChatCompletionChunkWire[];
+  chunks: T[];
+  /** The stream ended with `data: [DONE]`. */
+  done?: boolean;
 }
 
-/** POSTs a streaming chat request and collects every chunk. */
-export async function probeStream(url: URL, signal: AbortSignal, body: unknown): Promise<StreamAnswer> {
+/** POSTs a streaming request (chat, or SGLang's /generate with T its chunk) and collects every chunk. */
+export async function probeStream<T = ChatCompletionChunkWire>(url: URL, signal: AbortSignal, body: unknown): Promise<StreamAnswer<T>> {
   const request = { signal, body, accept: 'text/event-stream', headers: PROBE_HEADERS, unreachable };
   const response = await openRequest(url, request);
   if (response.statusCode !== 200) {
     return { status: response.statusCode ?? 0, text: await readText(response, url, request), chunks: [] };
   }
   const parser = new SseDataParser();
-  const chunks: ChatCompletionChunkWire[] = [];
+  const chunks: T[] = [];
+  let done = false;
   const take = (data: string): void => {
-    if (data === '[DONE]') return;
+    if (data === '[DONE]') {
+      done = true;
+      return;
+    }
     try {
-      chunks.push(JSON.parse(data) as ChatCompletionChunkWire);
+      chunks.push(JSON.parse(data) as T);
     } catch {
       // A malformed chunk counts as missing.
     }
@@ -53,7 +59,7 @@ export async function probeStream(url: URL, signal: AbortSignal, body: unknown):
     throw new ProbeUnreachableError(signal.aborted ? `${url.origin} did not answer in time` : `${url.origin} closed the stream early`);
   }
   for (const data of parser.end()) take(data);
-  return { status: 200, text: '', chunks };
+  return { status: 200, text: '', chunks, done };
 }
 
 /** `message` of an OpenAI-style error body, or the text's first line. */

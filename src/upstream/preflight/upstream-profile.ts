@@ -68,14 +68,29 @@ export interface UpstreamProfile {
   reasoningParser?: string | null;
   /** The tool-call format token-in output is parsed with, when the server names its parser (SGLang). */
   toolFormat?: ToolFormat;
+  /** SGLang: tokens between streamed outputs (`--stream-interval`, /get_server_info; null: not reported). */
+  streamInterval?: number | null;
+  /** SGLang: how streamed /generate chunks came in the probe, and whether it reports per-token weight_versions spans. */
+  generateStream?: { shape: 'cumulative' | 'incremental' | 'legacy' | 'unknown'; weightVersionSpans: boolean } | null;
   /** SGLang: tokens the KV cache holds (`max_total_num_tokens`). */
   maxTotalTokens?: number | null;
   /** SGLang: whether non-streaming chat answers carry token ids (PR #30917); false sends token-in fallbacks to /generate. */
   chatTokenIds?: boolean;
+  /**
+   * Whether the engine's token-in route works (vLLM: /tokenize with messages + /v1/completions with
+   * return_token_ids; SGLang: /tokenize with messages + /generate), and why not. Absent: not probed.
+   */
+  tokenInRoute?: TokenInRoute;
   /** SGLang behind its router: the worker URLs the router lists. */
   routerWorkers?: string[];
   /** Which engine-control features the server offers (pause keep/abort, sleep, weight updates), and the fixes. */
   control?: ControlCapabilities;
+}
+
+/** What the preflight found of the token-in route (`why`: what the engine lacks, null when it works). */
+export interface TokenInRoute {
+  ok: boolean;
+  why: string | null;
 }
 
 /** What a server's logprobs are (see UpstreamProfile.logprobMode). */

@@ -1,5 +1,5 @@
 // Token-in mode end to end: official SDKs -> gateway -> the drifting simulator, on real sockets, for each
-// engine family (vLLM: /tokenize + /v1/completions; SGLang: /tokenize + /generate, never streamed upstream);
+// engine family (vLLM: /tokenize + /v1/completions; SGLang: /tokenize + /generate, streamed when the client is);
 // every assertion reads what the store committed and the prefix-merging build of it.
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -107,6 +107,10 @@ describe.each(['vllm', 'sglang'] as const)('token-in mode through the gateway (%
     const s = await stack(engine, true, toolFormat);
     await openaiSession(s, stream);
     expectOneFaithfulRow(s, engine);
+    // Every call went upstream as the client asked: streamed or whole (SGLang's first call too, through /generate).
+    const sent = s.store.calls.listBySession(s.sessionId, { withRaw: true }).map((call) => JSON.parse(call.raw.upstreamRequest!.toString('utf8')) as { stream?: boolean; input_ids?: unknown });
+    expect(sent.map((body) => body.stream === true)).toEqual(sent.map(() => stream));
+    if (engine === 'sglang') expect(sent.every((body) => Array.isArray(body.input_ids))).toBe(true);
   });
 
   it('--non-streaming-upstream: streamed to the client, captured whole upstream, still token_in and one row', async () => {

@@ -79,8 +79,9 @@ describe('generateRequest', () => {
       sampling_params: { max_new_tokens: 97, temperature: 0.7, top_p: 1, top_k: -1, min_p: 0, stop: ['</x>'], presence_penalty: undefined, frequency_penalty: undefined, skip_special_tokens: undefined, sampling_seed: 11 },
       return_logprob: true,
       logprob_start_len: -1,
-      stream: false,
+      stream: true,
     });
+    expect(generateRequest({ ...chatBody, stream: false }, [1], 100).stream).toBe(false);
     expect(generateRequest({ ...chatBody, max_tokens: 8, seed: undefined }, [1], 100).sampling_params).toMatchObject({ max_new_tokens: 8 });
     expect(generateRequest({ ...chatBody, seed: undefined }, [1], 100).sampling_params).not.toHaveProperty('sampling_seed');
   });
@@ -135,8 +136,8 @@ describe('the SGLang engine adapter', () => {
     expect(sglang.noTokenIdsMessage).toContain('PR #30917');
   });
 
-  it('sends token-in calls to /generate and answers in SGLang chat shape (non-200 answers pass unchanged)', async () => {
-    const call: TokenInCall = { chat: chatBody, promptIds: [1, 2, 3, 4], maxModelLen: 100, parse };
+  it('sends non-streaming token-in calls to /generate and answers in SGLang chat shape (non-200 answers pass unchanged)', async () => {
+    const call: TokenInCall = { chat: { ...chatBody, stream: false }, promptIds: [1, 2, 3, 4], maxModelLen: 100, parse };
     const body = sglang.tokenInBody(call);
     expect(JSON.parse(body.toString('utf8'))).toMatchObject({ input_ids: [1, 2, 3, 4], stream: false });
     const sent: Buffer[] = [];

@@ -39,7 +39,7 @@ async function countedSim(options: Partial<SimServerOptions>): Promise<{ url: st
 
 describe('the requests of a preflight', () => {
   it.each([
-    ['vLLM', {}, ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'eos-token-ids', 'template', 'metrics', 'engine-control']],
+    ['vLLM', {}, ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'token-in', 'eos-token-ids', 'template', 'metrics', 'engine-control']],
     ['SGLang', { engine: 'sglang' }, ['reachable', 'version', 'model', 'max-model-len', 'tool-calling', 'reasoning-parser', 'token-ids', 'reasoning-field', 'logprob-mode', 'stream-token-ids', 'token-in', 'eos-token-ids', 'template', 'metrics', 'engine-control']],
   ] as [string, Partial<SimServerOptions>, string[]][])('%s: no /health, /get_server_info and /metrics once each, the checks in their order', async (_name, options, checks) => {
     const { url, asked } = await countedSim(options);

@@ -71,10 +71,13 @@ describe('runPreflight against SGLang', () => {
       reasoningField: 'reasoning_content',
       logprobMode: 'scaled',
       logprobsMatchSampling: true,
-      streamTokenIds: false,
+      streamTokenIds: true,
+      streamInterval: 1,
+      generateStream: { shape: 'cumulative', weightVersionSpans: false },
       chatTokenIds: true,
       eosTokenIds: [151645, 151643],
     });
+    expect(profile.checks.find((check) => check.name === 'stream-token-ids')?.detail).toMatch(/^streamed \/generate carries every sampled id and logprob \(cumulative chunks, --stream-interval 1, per-token weight_versions spans not reported\)/);
     expect(profile.templateFingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(profile.checks.map((check) => check.name)).toEqual(CHECKS);
     expect(profile.checks.every((check) => check.ok)).toBe(true);
@@ -82,6 +85,24 @@ describe('runPreflight against SGLang', () => {
     const vllm = await startSimServer({ policy: noopPolicy() });
     servers.push(vllm);
     expect((await runPreflight({ upstreamUrl: vllm.url, sampling: DEFAULT_ROLLOUT_SAMPLING })).templateFingerprint).toBe(profile.templateFingerprint);
+  });
+
+  it('stream-token-ids: a streamed /generate read as the gateway reads it, in each shape; a stream interval without spans warns', async () => {
+    const check = async (options: Partial<SimServerOptions>) => {
+      const profile = await runPreflight({ upstreamUrl: await sglang(options), sampling: DEFAULT_ROLLOUT_SAMPLING, tokenIn: true });
+      return { profile, check: profile.checks.find((one) => one.name === 'stream-token-ids')! };
+    };
+    const legacy = await check({ sglang: { streamOutput: 'legacy', streamBacklog: 2 } });
+    expect(legacy.profile.generateStream).toEqual({ shape: 'legacy', weightVersionSpans: false });
+    expect(legacy.check).toMatchObject({ ok: true });
+    const interval = await check({ chunkTokens: 4, sglang: { streamOutput: 'incremental' } });
+    expect(interval.profile).toMatchObject({ streamTokenIds: true, streamInterval: 4, generateStream: { shape: 'incremental', weightVersionSpans: false } });
+    expect(interval.check).toMatchObject({ ok: false, warning: true, detail: expect.stringContaining('holds up to 3 sampled tokens back'), hint: expect.stringContaining('--stream-interval 1') });
+    const spans = await check({ chunkTokens: 4, sglang: { weightVersionSpans: true } });
+    expect(spans.check).toMatchObject({ ok: true, detail: expect.stringContaining('per-token weight_versions spans reported') });
+    const cut = await check({ sglang: { dropStreamAfter: 3 } });
+    expect(cut.profile).toMatchObject({ streamTokenIds: false, generateStream: null });
+    expect(cut.check).toMatchObject({ ok: false, warning: true, detail: expect.stringMatching(/^streamed \/generate does not give every sampled id: .*closed the stream early/) });
   });
 
   it('exit 5: a release without chat token ids names PR #30917 and offers --token-in, which then only warns', async () => {
@@ -111,6 +132,21 @@ describe('runPreflight against SGLang', () => {
     expect(plain.checks.find((check) => check.name === 'token-in')).toMatchObject({ ok: true, detail: expect.stringMatching(/^not available/) });
     // The end-of-turn ids still come from the chat endpoint's rendering of the probe conversation.
     expect(plain.eosTokenIds).toEqual([151645, 151643]);
+  });
+
+  it('a server without /tokenize (404): token-in unavailable and said so, the profile records why; eos ids then need the flag when the probe stopped on none', async () => {
+    const url = await sglang({ sglang: { tokenize: false } });
+    const profile = await runPreflight({ upstreamUrl: url, sampling: DEFAULT_ROLLOUT_SAMPLING, eosTokenIds: [151645, 151643] });
+    expect(profile.tokenInRoute).toEqual({ ok: false, why: 'the server has no /tokenize route (answered 404)' });
+    expect(profile.checks.find((check) => check.name === 'token-in')).toMatchObject({ ok: true, detail: 'not available (the server has no /tokenize route (answered 404)); without --token-in nothing needs it' });
+    expect(profile.eosTokenIds).toEqual([151645, 151643]);
+    // A model whose probe answer is a tool call stops on no end-of-turn id: without /tokenize nothing derives them.
+    const toolCaller = await startSimServer({ policy: () => ({ toolCalls: [{ name: 'get_time', arguments: { city: 'Paris' } }] }), engine: 'sglang', sglang: { tokenize: false } });
+    servers.push(toolCaller);
+    const error = await failure(runPreflight({ upstreamUrl: toolCaller.url, sampling: DEFAULT_ROLLOUT_SAMPLING }));
+    expect(error.message).toMatch(/^preflight \(eos-token-ids\)/);
+    expect(error.hint).toContain('--eos-token-ids');
+    expect((await runPreflight({ upstreamUrl: await sglang(), sampling: DEFAULT_ROLLOUT_SAMPLING })).tokenInRoute).toEqual({ ok: true, why: null });
   });
 
   it('exit 3: no --tool-call-parser names the SGLang flag; no --reasoning-parser only warns', async () => {
