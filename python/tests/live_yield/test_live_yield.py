@@ -13,6 +13,8 @@ the trainers drive the glue:
 - verl's agent loop with its defaults: token-in, every sampled token, ``reward_score`` the session's advantage.
 
 Every output passes its trainer's contract and ``polar_rollout.check`` against the batch's ``per_request`` rows.
+POLAR_TEST_NO_TOKEN_IN_URL is a second server whose engine (SGLang-shaped, without /tokenize) has no token-in route:
+TRL's glue fails there at submit with ``CaptureUnavailable``, the engine's fix and the opt-in in its hint.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any, Dict, List
 
 import support  # noqa: F401  (stand-ins on sys.path)
 from contract_check import violations
-from polar_rollout import PolarClient
+from polar_rollout import CaptureUnavailable, PolarClient
 from polar_rollout.adapters import trl, verl
 from polar_rollout.adapters.batching import PolarSettings
 from polar_rollout.check import check
@@ -103,6 +105,17 @@ class LiveYieldTest(unittest.TestCase):
         self.assertLess(metrics["polar/yield"], 1.0)
         lost = metrics["polar/excluded_trainable_tokens/one-sequence-per-sample"]
         self.assertEqual(metrics["polar/yield_received_tokens"] + lost, metrics["polar/yield_sampled_tokens"])
+
+    def test_an_engine_without_token_in_refuses_at_submit(self) -> None:
+        refusing = PolarClient(os.environ["POLAR_TEST_NO_TOKEN_IN_URL"], os.environ["POLAR_TEST_SERVE_TOKEN"])
+        rollout_func = trl.make_rollout_func(client=refusing, settings=PolarSettings("pi", policy_sync="pause"))
+        with self.assertRaises(CaptureUnavailable) as caught:
+            rollout_func([self.task] * 2, trainer(2))
+        error = caught.exception
+        self.assertEqual((error.type, error.status), ("capture_unavailable", 409))
+        self.assertIn("SGLang", error.message)  # what the engine lacks, as polar serve says it
+        self.assertIn("POLAR_CAPTURE=chat", str(error))  # and the adapter's opt-in
+        self.assertEqual(refusing.list(), [])  # nothing was stored
 
     def test_verl_token_in_by_default(self) -> None:
         verl._COALESCERS.clear()
