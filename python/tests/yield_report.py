@@ -4,9 +4,9 @@
 ``prefix_merging.jsonl`` in polar's format, ``batch.json`` with ``samples`` and ``tasks``) and, for each task on its
 own (a step of one group), runs slime's rollout function selection, SkyRL step-wise and trajectory mode, verl's agent
 loop (signal advantage) and TRL's rollout function exactly as the adapter tests do (``adapter_runs``), then prints
-``{"task", "trainer", "received", "sampled", "excluded", "rows", "problems"}`` per trainer: the yield each adapter reports
-in its own metrics, the trainable tokens of what it declared excluded (by reason), the rows it read, and every contract
-or fidelity violation (a figure from an unfaithful output is no figure).
+``{"task", "trainer", "received", "sampled", "excluded", "rows", "capture", "problems"}`` per trainer: the yield each
+adapter reports in its own metrics, the trainable tokens of what it declared excluded (by reason), the rows it read and
+their capture modes, and every contract or fidelity violation (a figure from an unfaithful output is no figure).
 Run by ``npm run bench -- yield`` (test/bench/trainer-yield.ts) with ``PYTHONPATH=python:python/tests``.
 """
 
@@ -64,7 +64,7 @@ def main(folder: str) -> None:
                 excluded[exclusion.reason] = excluded.get(exclusion.reason, 0) + exclusion.trainable_tokens
             line: Dict[str, Any] = {
                 "task": task, "trainer": name, "received": int(metrics["polar/yield_received_tokens"]), "sampled": int(metrics["polar/yield_sampled_tokens"]),
-                "excluded": excluded, "rows": len(rows), "problems": run.problems()[:3],
+                "excluded": excluded, "rows": len(rows), "capture": sorted({str(row.get("capture")) for row in rows}), "problems": run.problems()[:3],
             }
             sys.stdout.write(json.dumps(line) + "\n")
 

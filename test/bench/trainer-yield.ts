@@ -41,6 +41,8 @@ export interface YieldLine {
   excluded: Record<string, number>;
   /** Rows the adapter read (prefix_merging, or per_request for SkyRL step-wise). */
   rows: number;
+  /** The `capture` of those rows. */
+  capture: string[];
   problems: string[];
 }
 
@@ -68,7 +70,22 @@ async function measureHarness(harness: TokenInHarness, sessions: ReturnType<type
   const store = openStore(':memory:');
   const byTask = new Map(sessions.map((entry) => [scenarioName(entry.scenario), entry.scenario]));
   try {
-    seedRun(store, 'yield', sessions.map((entry) => ({ instanceId: scenarioName(entry.scenario), status: 'completed' as const, reward: 1, simulated: true, calls: toTrajectoryCalls(entry.session) })));
+    seedRun(
+      store,
+      'yield',
+      sessions.map((entry) => ({
+        instanceId: scenarioName(entry.scenario),
+        status: 'completed' as const,
+        reward: 1,
+        simulated: true,
+        calls: toTrajectoryCalls(entry.session),
+        // How the gateway sent each call, as recorded: the exported rows' `capture` comes from it.
+        callRecords: entry.session.calls.map((call) => ({
+          ...(call.mode !== undefined ? { mode: call.mode } : {}),
+          ...(call.fallback !== undefined ? { tokenInFallback: { reason: call.fallback, detail: '' } } : {}),
+        })),
+      })),
+    );
     for (const builder of TRAJECTORY_BUILDERS) {
       const lines: string[] = [];
       await exportRun(store, { run: 'yield', builder, format: 'polar', messages: false }, (line) => {
@@ -90,7 +107,7 @@ async function measureHarness(harness: TokenInHarness, sessions: ReturnType<type
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => {
-      const parsed = JSON.parse(line) as { task: string; trainer: YieldTrainer; received: number; sampled: number; excluded: Record<string, number>; rows: number; problems: string[] };
+      const parsed = JSON.parse(line) as { task: string; trainer: YieldTrainer; received: number; sampled: number; excluded: Record<string, number>; rows: number; capture: string[]; problems: string[] };
       const scenario = byTask.get(parsed.task);
       if (scenario === undefined) throw new Error(`yield_report.py named an unknown task ${parsed.task}`);
       if (parsed.problems.length > 0) throw new Error(`${harness} ${parsed.task} ${parsed.trainer}: ${parsed.problems.join('; ')}`);
@@ -99,7 +116,9 @@ async function measureHarness(harness: TokenInHarness, sessions: ReturnType<type
       if (parsed.received + excluded !== parsed.sampled) {
         throw new Error(`${harness} ${parsed.task} ${parsed.trainer}: received ${parsed.received} + excluded ${excluded} != sampled ${parsed.sampled}`);
       }
-      return { harness, scenario, trainer: parsed.trainer, received: parsed.received, sampled: parsed.sampled, excluded: parsed.excluded, rows: parsed.rows, problems: parsed.problems };
+      const capture = scenario.mode === 'token-in' ? 'token_in' : 'chat';
+      if (parsed.capture.join() !== capture) throw new Error(`${harness} ${parsed.task} ${parsed.trainer}: rows captured ${parsed.capture.join(', ')}, not ${capture}`);
+      return { harness, scenario, trainer: parsed.trainer, received: parsed.received, sampled: parsed.sampled, excluded: parsed.excluded, rows: parsed.rows, capture: parsed.capture, problems: parsed.problems };
     });
 }
 
@@ -157,7 +176,7 @@ export function renderYield(lines: readonly YieldLine[]): string {
     'polar_rollout.check. A trainer taking one sequence per sample (verl, TRL, SkyRL trajectory) gets one row per session: in',
     'chat capture a lineage splits wherever the re-rendered history drifted from what was sampled, and it loses the other',
     'rows; in token-in capture a lineage is one row. slime and SkyRL step-wise train every row, yet lose in chat capture what',
-    'the server put in a lineage it weighs 0: where drift rewrote earlier context (Claude Code with thinking, one Codex',
-    'session) the next calls no longer look like a continuation and start a "sub-agent" or "side" lineage.',
+    'the server put in a lineage it weighs 0: where drift rewrote earlier context, the next calls no longer look like a',
+    'continuation and start a "sub-agent" or "side" lineage (excluded as loss-weight-0).',
   ].join('\n');
 }
