@@ -50,6 +50,7 @@ export const reference: SidebarItem[] = [
   { text: 'Export formats', link: '/reference/export-formats' },
   { text: 'Stored data', link: '/reference/stored-data' },
   { text: 'Exit codes', link: '/reference/exit-codes' },
+  { text: 'Numeric bounds', link: '/reference/numeric-bounds' },
   { text: 'Configuration', link: '/reference/configuration' },
   { text: 'The simulator', link: '/reference/simulator' },
   { text: 'Engine versions', link: '/reference/engine-versions' },

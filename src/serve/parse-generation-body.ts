@@ -14,9 +14,10 @@ function known(body: Record<string, unknown>, fields: readonly string[]): void {
 
 export function parsePauseBody(body: Record<string, unknown>): PauseRequest {
   known(body, ['mode', 'drain_timeout_ms', 'sleep']);
-  const mode = body['mode'] ?? 'hold';
+  const mode = body['mode'] === undefined ? 'hold' : body['mode'];
   if (typeof mode !== 'string' || !(GENERATION_PAUSE_MODES as readonly string[]).includes(mode)) throw invalid(`mode must be one of ${GENERATION_PAUSE_MODES.join(', ')}`);
-  const drain = body['drain_timeout_ms'] ?? 60_000;
+  // null is not "the default": a field is either absent or valid (the batch body's rule too).
+  const drain = body['drain_timeout_ms'] === undefined ? 60_000 : body['drain_timeout_ms'];
   if (!isIntegerIn(drain, 0, MAX_TIMER_MS)) throw invalid(`drain_timeout_ms must be an integer from 0 to ${MAX_TIMER_MS} (2^31 - 1, the longest Node timer)`);
   const sleep = body['sleep'];
   if (sleep !== undefined && sleep !== 1 && sleep !== 2) throw invalid('sleep must be 1 or 2 (the engine sleep level)');
