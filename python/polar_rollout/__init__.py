@@ -9,9 +9,10 @@
 
 from __future__ import annotations
 
-from .batch import TERMINAL_STATUSES, Batch, ExcludedSession, GroupCounts, SessionCounts, TailCounts, TailPolicy
+from .batch import CAPTURES, TERMINAL_STATUSES, Batch, Capture, ExcludedSession, GroupCounts, SessionCounts, TailCounts, TailPolicy
 from .client import PolarClient
 from .errors import (
+    CaptureUnavailable,
     Conflict,
     ConnectionLost,
     InvalidRequest,
@@ -32,11 +33,14 @@ from .weights import PUSHED_WEIGHTS, RELOAD_WEIGHTS, WEIGHTS_KINDS, Weights, dis
 __version__ = "0.1.0"
 
 __all__ = [
+    "CAPTURES",
     "PUSHED_WEIGHTS",
     "RELOAD_WEIGHTS",
     "TERMINAL_STATUSES",
     "WEIGHTS_KINDS",
     "Batch",
+    "Capture",
+    "CaptureUnavailable",
     "Conflict",
     "ConnectionLost",
     "Event",

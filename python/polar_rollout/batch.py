@@ -13,6 +13,13 @@ TERMINAL_STATUSES = frozenset({"finished", "cancelled", "failed"})
 #: What happens to a batch's sessions still going once ``target_groups`` groups are complete.
 TailPolicy = Literal["wait", "cancel", "carry"]
 
+#: How the gateway captures a batch's model calls: ``token_in`` (a call continuing a lineage goes to the engine as
+#: that lineage's exact tokens: one row per lineage) or ``chat`` (the engine renders each call's messages itself).
+Capture = Literal["token_in", "chat"]
+
+#: The capture modes a batch can ask for.
+CAPTURES = ("token_in", "chat")
+
 
 @dataclass(frozen=True)
 class SessionCounts:
@@ -95,6 +102,8 @@ class Batch:
     target_reached: Optional[bool] = None
     target_reached_at: Optional[str] = None
     tail_counts: Optional[TailCounts] = None
+    #: The batch's capture mode (``token_in`` or ``chat``); None from a server that predates per-batch capture.
+    capture: Optional[str] = None
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -135,6 +144,7 @@ class Batch:
             target_reached=_typed(value.get("target_reached"), bool),
             target_reached_at=_typed(value.get("target_reached_at"), str),
             tail_counts=TailCounts(int(counts.get("complete", 0)), int(counts.get("cancelled", 0)), int(counts.get("carried", 0))) if isinstance(counts, dict) else None,
+            capture=_typed(value.get("capture"), str),
             raw=value,
         )
 

@@ -12,7 +12,9 @@ sampled call), ``check`` verifies that:
 - the reward and advantage a trainer reads equal the server's for that session (advantage x the loss
   weight of the row the sample was built from: pass ``source_rows``, the rows the adapter read, when
   they are not the per_request rows themselves; the server shares a lineage's weight over its rows, so a
-  per_request row and a prefix_merging row of the same calls weigh differently);
+  per_request row and a prefix_merging row of the same calls weigh differently). A row of the same trace
+  excluded as ``one-sequence-per-sample`` hands its weight to the trace's trained row: a one-sequence trainer's
+  only sample of a split lineage carries the whole lineage's weight, not its share;
 - trainer groups and server groups correspond one to one (no group split, none merged);
 - no sample of an infra-error session (or of any session the server lists as excluded: ``Batch.excluded``)
   reaches the trainer; placeholders (slots a fixed-shape trainer must fill for a session the server
@@ -27,7 +29,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from .rows import Row, rows_by_call, sampled_tokens, status_of
+from .rows import Row, rows_by_call, sampled_tokens, status_of, trace_id_of
 
 #: Why an adapter left a row or a session out of its output.
 EXCLUSION_REASONS = (
@@ -175,6 +177,8 @@ class _State:
             self.sessions.setdefault(row["session_id"], row)
         self.infra = infra | {sid for sid, row in self.sessions.items() if status_of(row) == "infra_error"}
         self.excluded: Dict[int, str] = {}
+        #: Loss weight of rows excluded as one-sequence-per-sample, per trace: the trace's trained row carries it.
+        self.handed_weight: Dict[str, float] = {}
         self.trained: Dict[int, int] = {}
         self.group_keys: Dict[str, Set[str]] = {}
         self.key_groups: Dict[str, Set[str]] = {}
@@ -195,6 +199,10 @@ class _State:
                     continue
                 self.excluded[call] = exclusion.reason
             self.report.calls_excluded[exclusion.reason] = self.report.calls_excluded.get(exclusion.reason, 0) + len(calls)
+            source = self.by_calls.get(tuple(exclusion.call_ids)) if exclusion.reason == "one-sequence-per-sample" else None
+            if source is not None:
+                trace = trace_id_of(source)
+                self.handed_weight[trace] = self.handed_weight.get(trace, 0.0) + float(source["loss_weight"])
 
     def sample(self, index: int, sample: NormalisedSample) -> None:
         where = {"sample": index, "session_id": sample.session_id}
@@ -287,9 +295,9 @@ class _State:
             if source is None:
                 self.fail("unknown-row", f"Sample {index} (calls {sample.call_ids}) is no row of the rows the adapter read, so its loss weight is unknown; pass source_rows=.", **where)
                 return
-            weight = source["loss_weight"]
+            weight = float(source["loss_weight"]) + self.handed_weight.get(trace_id_of(source), 0.0)
             expected = None if advantage is None else advantage * weight
-            if not _same(sample.advantage, expected):
+            if not _same(sample.advantage, expected, close=True):
                 self.fail("advantage-mismatch", f"Sample {index} carries advantage {sample.advantage}; the server's is {advantage} x loss weight {weight}.", **where)
         if sample.reward is None and sample.advantage is None and reward is not None:
             self.fail("reward-missing", f"Sample {index} carries neither reward nor advantage; the server graded session {sample.session_id} ({reward}).", **where)
@@ -310,9 +318,12 @@ class _State:
         self.report.groups = len(self.group_keys)
 
 
-def _same(value: Optional[float], expected: Optional[float]) -> bool:
+def _same(value: Optional[float], expected: Optional[float], *, close: bool = False) -> bool:
+    """Equal; with ``close``, up to float rounding (a weight summed over a trace's rows in another order)."""
     if value is None or expected is None:
         return value is None and expected is None
+    if close:
+        return math.isclose(float(value), float(expected), rel_tol=1e-12, abs_tol=1e-15)
     return float(value) == float(expected)
 
 

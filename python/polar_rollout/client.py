@@ -12,7 +12,7 @@ import time
 import uuid
 from typing import Any, Callable, Dict, Generator, List, Mapping, Optional, Sequence
 
-from .batch import Batch, TailPolicy
+from .batch import Batch, Capture, TailPolicy
 from .errors import InvalidResponse, WaitTimeout
 from .events import Event, SseDecoder
 from .groups import GroupIterator
@@ -72,6 +72,7 @@ class PolarClient:
         idempotency_key: Optional[str] = None,
         target_groups: Optional[int] = None,
         tail: Optional[TailPolicy] = None,
+        capture: Optional[Capture] = None,
         **extra: Any,
     ) -> Batch:
         """Submit a batch: ``samples`` sessions of ``harness`` per task (a GRPO group per task).
@@ -88,6 +89,14 @@ class PolarClient:
         delivered) and finishes the batch; ``"carry"`` lets them run on across your step, their groups delivered
         by ``groups``/``results`` when complete, with their tokens' policy versions. Wait for the target with
         :meth:`wait_target`.
+
+        ``capture`` asks for a capture mode: ``"token_in"`` (every call continuing a lineage goes to the engine as
+        that lineage's exact tokens, so each lineage is one row: what a trainer taking one sequence per sample
+        needs) or ``"chat"`` (the engine renders each call's messages; a lineage whose re-rendered history drifts
+        from what was sampled splits into several rows). None: the server's default (``token_in`` when it runs
+        with ``--token-in``, else ``chat``). A server or engine that cannot do token-in raises
+        :class:`~polar_rollout.errors.CaptureUnavailable` (409) with the fix in its hint; the answer's
+        ``Batch.capture`` says which mode the batch runs in.
         """
         body: Dict[str, Any] = {"harness": harness, "samples": samples}
         optional: Dict[str, Any] = {
@@ -104,6 +113,7 @@ class PolarClient:
             "callback_url": callback_url,
             "target_groups": target_groups,
             "tail": tail,
+            "capture": capture,
             **extra,
         }
         body.update(_present(optional))

@@ -56,6 +56,18 @@ class Conflict(PolarError):
     error_type = "conflict"
 
 
+class CaptureUnavailable(PolarError):
+    """409 ``capture_unavailable``: the batch asked for a capture mode the server or its engine cannot do.
+
+    ``polar serve`` answers it when a batch asks for ``"capture": "token_in"`` and an engine behind it has no
+    usable token-in route (or for ``"chat"``, an SGLang whose chat answers carry no token ids); the hint names the
+    fix. The trainer adapters also raise it when a server that predates per-batch capture refuses the field, or
+    answers with another capture than the one asked for; their hint adds the opt-in to chat mode.
+    """
+
+    error_type = "capture_unavailable"
+
+
 class PayloadTooLarge(PolarError):
     """413 ``payload_too_large``: the request body is over the server's ``--max-body-bytes``."""
 
@@ -95,7 +107,7 @@ class WaitTimeout(PolarError):
 
 _BY_TYPE: Dict[str, Type[PolarError]] = {
     cls.error_type: cls
-    for cls in (InvalidRequest, Unauthorized, NotFound, Conflict, PayloadTooLarge, ServerError)
+    for cls in (InvalidRequest, Unauthorized, NotFound, Conflict, CaptureUnavailable, PayloadTooLarge, ServerError)
     if cls.error_type is not None
 }
 _BY_STATUS: Dict[int, Type[PolarError]] = {400: InvalidRequest, 401: Unauthorized, 404: NotFound, 409: Conflict, 413: PayloadTooLarge}

@@ -6,6 +6,8 @@ update (versions 3 then 4); session 2 timed out, its main lineage split by drift
 trace) and its last call stopped at the length limit; session 3 has a sub-agent lineage; session 4 ended in an
 infra error, so the server exported no row for it and its group (task B) has one session instead of two.
 ``graded=False`` reads the same batch as a never-evaluated one (``advantage=none``: reward and advantage null).
+``split=False`` is the same batch captured token-in: session 2's third call continues its lineage's exact tokens, so
+its main lineage is one row.
 ``leak_infra=True`` adds the infra session's rows as a broken server would send them (status infra_error).
 
 ``recorded(name)`` reads ``data/recorded/<name>/`` (``per_request.jsonl[.gz]``, ``prefix_merging.jsonl[.gz]``,
@@ -93,14 +95,15 @@ def _agent(tokens: _Tokens, first_call: int, lineage: int, turns: int, versions:
     return calls
 
 
-def _specs() -> List[SessionSpec]:
+def _specs(split: bool = True) -> List[SessionSpec]:
     tokens = _Tokens()
     s1 = _agent(tokens, 1, 0, 3, [3, 3, 4]) + [Call(4, 1, tokens.ids(5), tokens.ids(2), tokens.logprobs(2), 4, "stop")]
     s1.sort(key=lambda call: call.call_id)
     s2 = _agent(tokens, 5, 0, 3, [4, 4, 4], last_stop="length")
-    drifted = list(s2[2].prompt)
-    drifted[len(s2[0].prompt)] += 50_000  # the harness re-rendered the first answer: not an exact prefix any more
-    s2[2].prompt = drifted
+    if split:
+        drifted = list(s2[2].prompt)
+        drifted[len(s2[0].prompt)] += 50_000  # the harness re-rendered the first answer: not an exact prefix any more
+        s2[2].prompt = drifted
     s3 = _agent(tokens, 8, 0, 2, [4, 4]) + _agent(tokens, 10, 1, 2, [4, 4])
     s4 = _agent(tokens, 12, 0, 2, [4, 4])
     return [
@@ -188,8 +191,8 @@ def _number(rows: List[dict], spec: SessionSpec) -> None:
             row["loss_weight"] = row["loss_weight"] / len(trace)
 
 
-def constructed(*, graded: bool = True, leak_infra: bool = False, weights: Optional[Dict[str, float]] = None) -> Fixture:
-    specs = _specs()
+def constructed(*, graded: bool = True, leak_infra: bool = False, weights: Optional[Dict[str, float]] = None, split: bool = True) -> Fixture:
+    specs = _specs(split)
     weights = {**LINEAGE_WEIGHTS, **(weights or {})}
     advantages = _advantages(specs)
     per_request: List[dict] = []
@@ -204,7 +207,7 @@ def constructed(*, graded: bool = True, leak_infra: bool = False, weights: Optio
             _number(rows, spec)
             out.extend(rows)
     per_request, prefix_merging = _as_served(per_request), _as_served(prefix_merging)
-    name = "constructed" + ("" if graded else "-ungraded") + ("-leaky" if leak_infra else "")
+    name = "constructed" + ("" if graded else "-ungraded") + ("-leaky" if leak_infra else "") + ("" if split else "-token-in")
     excluded = [{"session_id": 4, "group_id": f"{RUN}/demo__calc-2", "instance_id": "demo__calc-2", "sample_index": 1, "status": "infra_error",
                  "status_reason": "container_failed", "reason": "infra-error"}]
     return Fixture(name, per_request, prefix_merging, 2, ["demo__calc-1", "demo__calc-2"], {4}, excluded)
@@ -244,6 +247,7 @@ def fixtures() -> Iterator[Fixture]:
     """The constructed batch, graded and never graded, then every recorded batch on disk."""
     yield constructed()
     yield constructed(graded=False)
+    yield constructed(split=False)
     if os.path.isdir(RECORDED):
         for name in sorted(os.listdir(RECORDED)):
             if os.path.isfile(os.path.join(RECORDED, name, "batch.json")):

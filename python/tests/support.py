@@ -3,10 +3,15 @@
 Import this module first in every adapter test. The fake client answers ``submit`` / ``groups`` / ``cancel``
 with the client's documented signatures, from a fixture's rows of the asked builder: the groups of the
 submitted tasks, in the order given by ``group_order`` (so a test can deliver an incomplete group first).
+Its ``submit`` follows the server's capture contract: the batch runs in the capture asked for, else the
+server's default (``default_capture``); a token-in batch on a server whose engine cannot (``token_in=False``) is
+refused with 409 ``capture_unavailable`` worded as polar serve words it, and ``legacy=True`` is a server that
+predates the field (400).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from dataclasses import dataclass
@@ -19,6 +24,7 @@ for path in (PACKAGE, STANDINS):
     if path not in sys.path:
         sys.path.insert(0, path)
 
+from polar_rollout.errors import error_from_response  # noqa: E402
 from polar_rollout.rows import groups_of  # noqa: E402
 from rows_fixture import Fixture  # noqa: E402
 
@@ -28,6 +34,7 @@ class FakeBatch:
     id: str
     status: str = "queued"
     created: bool = True
+    capture: Optional[str] = None
 
 
 @dataclass
@@ -42,8 +49,12 @@ class FakeGroup:
 class FakeClient:
     """``submit``, ``groups`` and ``cancel`` over a fixture, ``status``/``pause``/``resume`` over a policy version; records every call in ``calls``."""
 
-    def __init__(self, fixture: Fixture, *, group_order: Optional[List[str]] = None, policy_version: int = 0) -> None:
+    def __init__(self, fixture: Fixture, *, group_order: Optional[List[str]] = None, policy_version: int = 0,
+                 default_capture: str = "chat", token_in: bool = True, legacy: bool = False) -> None:
         self.fixture = fixture
+        self.default_capture = default_capture
+        self.token_in = token_in
+        self.legacy = legacy
         self.group_order = group_order
         self.calls: List[tuple] = []
         self.batches: Dict[str, dict] = {}
@@ -71,10 +82,20 @@ class FakeClient:
                sampling: Any = None, policy_version: Any = None, timeout_seconds: Any = None, evaluate: Any = None,
                idempotency_key: Any = None, **extra: Any) -> FakeBatch:
         names = [t["instance_id"] for t in tasks] if tasks is not None else list(instance_ids)
+        capture = extra.get("capture")
+        self.calls.append(("submit", harness, {"tasks": tasks, "dataset": dataset, "instance_ids": instance_ids, "samples": samples, "sampling": sampling,
+                                               "policy_version": policy_version, "capture": capture}))
+        if self.legacy and capture is not None:
+            raise error_from_response(400, b'{"error":{"type":"invalid_request","message":"body: Unrecognized key: \\"capture\\""}}', "POST /v1/rollouts")
+        if capture == "token_in" and not self.token_in:
+            raise error_from_response(409, json.dumps({"error": {
+                "type": "capture_unavailable",
+                "message": '"capture": "token_in" is not available: vLLM at http://127.0.0.1:8000/v1: /v1/completions answered no token ids',
+                "hint": "vLLM >= 0.10.2 serves /tokenize with messages and /v1/completions with return_token_ids: point --upstream at the server "
+                        'itself, not a proxy that hides them. Or send "capture": "chat".'}}).encode(), "POST /v1/rollouts")
         batch_id = f"b_{len(self.batches) + 1}"
-        self.batches[batch_id] = {"tasks": names, "samples": samples}
-        self.calls.append(("submit", harness, {"tasks": tasks, "dataset": dataset, "instance_ids": instance_ids, "samples": samples, "sampling": sampling, "policy_version": policy_version}))
-        return FakeBatch(batch_id)
+        self.batches[batch_id] = {"tasks": names, "samples": samples, "capture": capture or self.default_capture}
+        return FakeBatch(batch_id, capture=None if self.legacy else capture or self.default_capture)
 
     def groups(self, batch_id: str, cursor: int = 0, follow: bool = True, format: str = "polar", builder: str = "per_request",
                advantage: str = "grpo", **options: Any) -> Iterator[FakeGroup]:

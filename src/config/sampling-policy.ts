@@ -18,6 +18,11 @@ export interface SamplingPolicy {
   /** Upper bound on max_tokens per call (the client's smaller value wins). */
   maxTokens?: number;
   seed?: number;
+  /**
+   * Thinking of a hybrid model (Qwen3): false sends `chat_template_kwargs.enable_thinking: false` on every call,
+   * true never sends it, whatever the harness asked; unset, the harness decides (most never turn it off).
+   */
+  thinking?: boolean;
 }
 
 /** What on-policy GRPO wants: sample from the model's own distribution, no truncation. */
@@ -110,11 +115,16 @@ function readSamplingFile(path: string): Partial<SamplingPolicy> {
       if (value !== 'run') throw new ConfigError(`--sampling ${path}: "mode" must be "run" in a file`, 'Use --sampling harness for the harness\'s own values.');
       continue;
     }
+    if (key === 'thinking' || key === 'enable_thinking') {
+      if (typeof value !== 'boolean') throw new ConfigError(`--sampling ${path}: "${key}" must be true or false`);
+      out.thinking = value;
+      continue;
+    }
     const field = Object.hasOwn(FILE_ALIASES, key) ? FILE_ALIASES[key] : undefined;
     if (field === undefined) {
       throw new ConfigError(
         `--sampling ${path}: unknown field "${key}"`,
-        'Known fields: temperature, top_p, top_k, min_p, max_tokens, seed.',
+        'Known fields: temperature, top_p, top_k, min_p, max_tokens, seed, thinking.',
       );
     }
     if (typeof value !== 'number') throw new ConfigError(`--sampling ${path}: "${key}" must be a number`);
@@ -177,6 +187,7 @@ export function describeSamplingPolicy(policy: SamplingPolicy): string {
   if (policy.minP !== undefined) parts.push(`min_p ${policy.minP}`);
   if (policy.maxTokens !== undefined) parts.push(`max_tokens <= ${policy.maxTokens}`);
   if (policy.seed !== undefined) parts.push(`seed ${policy.seed}`);
+  if (policy.thinking !== undefined) parts.push(`thinking ${policy.thinking ? 'on' : 'off'}`);
   if (policy.mode === 'harness') return parts.length > 0 ? `harness (the client's values; forced: ${parts.join(', ')})` : "harness (the client's own values)";
   return `run: ${parts.join(', ')}`;
 }

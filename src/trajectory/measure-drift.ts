@@ -54,10 +54,19 @@ function firstAtOrAfter(positions: readonly number[], min: number): number | und
   return positions[lo];
 }
 
-function placeOf(row: Pick<TrajectoryRow, 'promptIds' | 'lossMask'>, index: number, systemEnd: number): DriftPlace {
+/** Longest generation-prompt tail a template re-renders (Qwen3 with thinking off: `<think>\n\n</think>\n\n`). */
+const GENERATION_TAIL = 8;
+
+/**
+ * `contextTokens`: the hunk's length on the context side when the contexts re-synchronised after it. A hunk that
+ * starts at the end of the chain's first prompt and reaches its first sampled token is that turn's template glue
+ * (the generation prompt's empty think block, which Qwen3's template drops when it re-renders the turn).
+ */
+function placeOf(row: Pick<TrajectoryRow, 'promptIds' | 'lossMask'>, index: number, systemEnd: number, contextTokens = 0): DriftPlace {
   const { promptIds, lossMask } = row;
   if (index < promptIds.length) {
-    if (lossMask[0] === 1 && index === promptIds.length - 1) return 'assistant-turn';
+    const beforeSampled = lossMask[0] === 1 && promptIds.length - index <= GENERATION_TAIL && index + Math.max(contextTokens, 1) >= promptIds.length;
+    if (beforeSampled) return 'assistant-turn';
     return index <= systemEnd ? 'system-prompt' : 'other';
   }
   const at = index - promptIds.length;
@@ -122,7 +131,7 @@ export function measureDrift(
       resynced = false;
       break;
     }
-    hunks.push({ place: placeOf(row, i, systemTurnEnd), contextIndex: i, contextTokens: best.a, promptTokens: best.b });
+    hunks.push({ place: placeOf(row, i, systemTurnEnd, best.a), contextIndex: i, contextTokens: best.a, promptTokens: best.b });
     i += best.a;
     j += best.b;
   }

@@ -84,7 +84,8 @@ export function buildUpstreamRequest(
     if (sampling.presencePenalty !== undefined) body.presence_penalty = sampling.presencePenalty;
     if (sampling.frequencyPenalty !== undefined) body.frequency_penalty = sampling.frequencyPenalty;
   }
-  if (request.reasoning === false) body.chat_template_kwargs = { enable_thinking: false };
+  // The run's `thinking` wins over the harness's: a hybrid model trained without thinking is asked so on every call.
+  if ((options.sampling?.thinking ?? request.reasoning) === false) body.chat_template_kwargs = { enable_thinking: false };
   // Last and together: a streaming and a non-streaming call of one conversation then differ only at the end, so
   // the store's byte delta of one against the other stays small.
   return { ...body, stream: request.stream, ...(request.stream ? { stream_options: { include_usage: true } } : {}) };

@@ -17,6 +17,7 @@ import { soak } from './soak.js';
 import { storageGrowth } from './storage-growth.js';
 import { startUpTime } from './start-up-time.js';
 import { tokenIn } from './token-in.js';
+import { trainerYield } from './trainer-yield.js';
 import { viewerSpeed } from './viewer-speed.js';
 
 /** Add new benchmarks here; each lives in its own file and returns its table text. */
@@ -33,6 +34,7 @@ const BENCHMARKS: Benchmark[] = [
   soak,
   serveAsync,
   tokenIn,
+  trainerYield,
   sglangStream,
   gpuCalibration,
   gpuScheduler,

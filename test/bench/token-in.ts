@@ -1,6 +1,6 @@
 // Benchmark: token-in mode vs chat mode. (1) Rows per session and measured drift per harness, both tool
-// formats, on the recorded sessions of test/fixtures/token-in (10-tool-call sessions of the four real harness
-// CLIs on the drifting simulator). (2) The latency a token-in call adds at the gateway (the extra /tokenize
+// formats, both engine flavours and Qwen3's template thinking and not, on the recorded sessions of
+// test/fixtures/token-in (10-tool-call sessions of the five real harness CLIs on the drifting simulator). (2) The latency a token-in call adds at the gateway (the extra /tokenize
 // round trip, the completions adapter) next to a chat-mode call, both against the same simulator in one run.
 // Env: BENCH_SCALE (sessions multiplier for the latency part, default 1).
 import { mkdtempSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { verifyTrajectory } from '../../src/trajectory/verify-trajectory.js';
 import type { Policy } from '../../src/sim/policy.js';
 import { REALISTIC_DRIFT } from '../../src/sim/sim-drift.js';
 import { startSimServer, type SimServer } from '../../src/sim/sim-server.js';
-import { loadTokenInFixture, TOKEN_IN_HARNESSES } from '../fixtures/token-in/token-in-fixture.js';
+import { tokenInSessions } from '../fixtures/token-in/token-in-fixture.js';
 import { toTrajectoryCalls } from '../fixtures/traces/trace-fixture.js';
 import type { Benchmark } from './benchmark.js';
 import { removeTempDir, trackTempDir } from './bench-cleanup.js';
@@ -26,40 +26,41 @@ export const tokenIn: Benchmark = {
   run: async () => [renderTokenInRows(), '', await renderTokenInLatency(Number(process.env.BENCH_SCALE ?? '1'))].join('\n'),
 };
 
-/** Part 1: one line per (harness, tool format, mode) recorded session. Throws when a session fails fidelity. */
+/** Part 1: one line per recorded session (harness, template, tool format, engine, mode). Throws when a session fails fidelity. */
 export function renderTokenInRows(): string {
   const rows: Cell[][] = [];
-  for (const harness of TOKEN_IN_HARNESSES) {
-    for (const session of loadTokenInFixture(harness).sessions) {
-      const [mode = '', toolFormat = ''] = session.scenario.split(':');
-      const calls = toTrajectoryCalls(session);
-      const build = buildPrefixMerging(1, calls);
-      const problems = verifyTrajectory(calls, build);
-      if (problems.length > 0) throw new Error(`${harness} ${session.scenario}: fidelity check failed: ${problems.join('; ')}`);
-      const lineages = build.diagnostics.lineages ?? [];
-      const main = lineages.find((lineage) => lineage.kind === 'main');
-      const { drift } = build.diagnostics;
-      const byPlace = ['assistant-turn', 'system-prompt', 'tool-result', 'other'] as const;
-      rows.push([
-        harness,
-        toolFormat,
-        mode,
-        calls.length,
-        build.rows.length,
-        main?.rowIndexes.length ?? 0,
-        lineages.length,
-        `${drift.continuationsWithDrift}/${drift.mergedTurns + drift.continuationsWithDrift}`,
-        `${drift.driftTokens} (${byPlace.map((place) => drift.driftTokensByPlace[place]).join('/')})`,
-        'ok',
-      ]);
-    }
+  for (const { harness, scenario, session } of tokenInSessions()) {
+    const { mode, toolFormat, engine, thinking } = scenario;
+    const calls = toTrajectoryCalls(session);
+    const build = buildPrefixMerging(1, calls);
+    const problems = verifyTrajectory(calls, build);
+    if (problems.length > 0) throw new Error(`${harness} ${session.scenario}: fidelity check failed: ${problems.join('; ')}`);
+    const lineages = build.diagnostics.lineages ?? [];
+    const main = lineages.find((lineage) => lineage.kind === 'main');
+    const { drift } = build.diagnostics;
+    const byPlace = ['assistant-turn', 'system-prompt', 'tool-result', 'other'] as const;
+    rows.push([
+      harness,
+      thinking ? 'thinking' : 'no thinking',
+      toolFormat,
+      engine,
+      mode,
+      calls.length,
+      build.rows.length,
+      main?.rowIndexes.length ?? 0,
+      lineages.length,
+      `${drift.continuationsWithDrift}/${drift.mergedTurns + drift.continuationsWithDrift}`,
+      `${drift.driftTokens} (${byPlace.map((place) => drift.driftTokensByPlace[place]).join('/')})`,
+      'ok',
+    ]);
   }
   return [
-    markdownTable(['harness', 'tool format', 'mode', 'calls', 'rows', 'main-lineage rows', 'lineages', 'drifted calls', 'drift tokens (assistant/system/tool/other)', 'fidelity'], rows),
+    markdownTable(['harness', 'template', 'tool format', 'engine', 'mode', 'calls', 'rows', 'main-lineage rows', 'lineages', 'drifted calls', 'drift tokens (assistant/system/tool/other)', 'fidelity'], rows),
     '',
     'Goal: token-in = 1 row per lineage and drift 0. Chat mode as measured: the drifting simulator writes tool-call JSON',
     'with its own spacing and key order, text before tool calls and empty think blocks, as a real model does; the chat',
-    'template re-renders them differently, and every such turn is a split (polar merges only on an exact token prefix).',
+    'template re-renders them differently, and every such turn is a split (polar merges only on an exact token prefix). With',
+    "thinking off, Qwen3's template also drops the generation prompt's empty think block from every earlier turn.",
   ].join('\n');
 }
 

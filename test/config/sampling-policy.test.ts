@@ -42,6 +42,13 @@ describe('resolveSamplingPolicy', () => {
     expect(resolveSamplingPolicy({ sampling: policyFile, temperature: 1 }, DEFAULT_ROLLOUT_SAMPLING).temperature).toBe(1);
   });
 
+  it('reads thinking (or enable_thinking) from a file as a boolean', () => {
+    expect(resolveSamplingPolicy({ sampling: file('t.json', '{"thinking": false}') }, DEFAULT_ROLLOUT_SAMPLING)).toMatchObject({ mode: 'run', thinking: false });
+    expect(resolveSamplingPolicy({ sampling: file('e.json', '{"enable_thinking": true}') }, DEFAULT_ROLLOUT_SAMPLING).thinking).toBe(true);
+    expect(() => resolveSamplingPolicy({ sampling: file('s.json', '{"thinking": "off"}') }, DEFAULT_ROLLOUT_SAMPLING)).toThrow(/"thinking" must be true or false/);
+    expect(describeSamplingPolicy({ ...DEFAULT_ROLLOUT_SAMPLING, thinking: false })).toBe('run: temperature 1, top_p 1, top_k off, min_p 0, thinking off');
+  });
+
   it.each([
     [{ temperature: -1 }, '--temperature must be in [0, 100] (got -1)'],
     [{ temperature: 1e300 }, '--temperature must be in [0, 100] (got 1e+300)'],

@@ -213,6 +213,23 @@ describe('buildPrefixMerging on constructed sessions', () => {
     });
   });
 
+  it("continues the lineage when a thinking-off template drops the generation prompt's empty think block on re-render", () => {
+    // Qwen3 with enable_thinking false ends each generation prompt with <think>\n\n</think>\n\n; re-rendering the
+    // turn as history drops it. The hunk sits in the chain's first prompt, right before the sampled tokens.
+    const THINK = [151667, 271, 151668, 271];
+    const [a, b, c] = [[200, 201, 202, 203, 204, E], [210, 211, 212, 213, E], [220, 221, E]];
+    const prompt1 = [...mainPrompt1, ...THINK];
+    const prompt2 = [...mainPrompt1, ...a, ...toolResult(300, 301), ...THINK];
+    const prompt3 = [...mainPrompt1, ...a, ...toolResult(300, 301), ...b, ...toolResult(302), ...THINK];
+    const build = buildPrefixMerging(1, [call(1, prompt1, a), call(2, prompt2, b), call(3, prompt3, c)]);
+    expect(build.rows).toHaveLength(3);
+    expect(build.diagnostics.splits[1]!.reason).toMatchObject({
+      kind: 'prefix-mismatch',
+      drift: { hunks: [{ place: 'assistant-turn', contextIndex: mainPrompt1.length, contextTokens: 4, promptTokens: 0 }], tokens: 4, continues: true },
+    });
+    expect(build.diagnostics.lineages!.map((lineage) => [lineage.kind, lineage.callIds])).toEqual([['main', [1, 2, 3]]]);
+  });
+
   it('counts a prompt that stops inside the context as differing for the missing tail', () => {
     const build = buildPrefixMerging(1, [call(1, mainPrompt1, main1), call(2, mainPrompt1, [205, E])]);
     expect(build.diagnostics.splits[1]!.reason).toMatchObject({

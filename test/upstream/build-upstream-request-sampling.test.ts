@@ -43,6 +43,15 @@ describe('buildUpstreamRequest with a sampling policy', () => {
     expect(buildUpstreamRequest(harnessAsks, { model: 'm', sampling: { mode: 'harness', temperature: 0 } })).toMatchObject({ temperature: 0, top_p: 0.8 });
   });
 
+  it("the run's thinking wins over the harness's: off asks every call for no thinking, on never does", () => {
+    const off = { ...DEFAULT_ROLLOUT_SAMPLING, thinking: false };
+    expect(buildUpstreamRequest(harnessAsks, { model: 'm', sampling: off }).chat_template_kwargs).toEqual({ enable_thinking: false });
+    expect(buildUpstreamRequest(harnessAsks, { model: 'm', sampling: DEFAULT_ROLLOUT_SAMPLING })).not.toHaveProperty('chat_template_kwargs');
+    const harnessOff: CanonicalRequest = { ...harnessAsks, reasoning: false };
+    expect(buildUpstreamRequest(harnessOff, { model: 'm', sampling: DEFAULT_ROLLOUT_SAMPLING }).chat_template_kwargs).toEqual({ enable_thinking: false });
+    expect(buildUpstreamRequest(harnessOff, { model: 'm', sampling: { ...DEFAULT_ROLLOUT_SAMPLING, thinking: true } })).not.toHaveProperty('chat_template_kwargs');
+  });
+
   it('replays thinking under the field the server uses', () => {
     const reasoning = buildUpstreamRequest(harnessAsks, { model: 'm' }).messages[1];
     expect(reasoning).toMatchObject({ role: 'assistant', reasoning: 'think', content: 'hello' });

@@ -13,9 +13,12 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
+from ..errors import PolarError
 from ..rows import Row, groups_of
+from .capture import capture_refused, check_capture, confirm_capture
 from .common import AdapterError, GroupSplitError, TaskRef, instance_id_of, submit_arguments
 from .policy_versions import POLICY_SYNCS, apply_policy_version
+from .trainer_yield import YieldTally
 
 
 @dataclass
@@ -26,6 +29,9 @@ class PolarSettings:
     default): the glue tells polar before each batch, for weights pushed while no call of polar's was in
     flight (into the trainer's own engine, Shape A, or by a synchronous trainer between steps). "pause": the
     trainer's push goes through ``policy_versions.sync_weights`` and the glue only warns when polar lags.
+
+    ``capture`` (``POLAR_CAPTURE``): ``token_in`` or ``chat`` for every batch, over the adapter's default
+    (``token_in`` for verl, TRL and SkyRL trajectory mode; the server's default for slime and SkyRL step-wise).
     """
 
     harness: str
@@ -33,8 +39,10 @@ class PolarSettings:
     timeout_seconds: Optional[int] = None
     submit_options: Dict[str, Any] = field(default_factory=dict)
     policy_sync: str = "announce"
+    capture: Optional[str] = None
 
     def __post_init__(self) -> None:
+        check_capture(self.capture, "PolarSettings.capture (POLAR_CAPTURE)")
         if self.policy_sync not in POLICY_SYNCS:
             raise AdapterError(f"policy_sync must be one of {', '.join(POLICY_SYNCS)}, not {self.policy_sync!r}.",
                                hint="announce: the glue tells polar the trainer's version; pause: the trainer's push goes through sync_weights (POLAR_POLICY_SYNC).")
@@ -51,6 +59,7 @@ class PolarSettings:
             dataset=overrides.pop("dataset", None) or env.get("POLAR_DATASET"),
             timeout_seconds=overrides.pop("timeout_seconds", None) or (int(float(timeout)) if timeout else None),
             policy_sync=overrides.pop("policy_sync", None) or env.get("POLAR_POLICY_SYNC") or default_sync,
+            capture=overrides.pop("capture", None) or env.get("POLAR_CAPTURE") or None,
             submit_options=overrides,
         )
 
@@ -64,10 +73,13 @@ def default_client() -> Any:
 
 @dataclass
 class BatchRun:
-    """A submitted batch and its groups as they complete: (instance id, that group's rows)."""
+    """A submitted batch and its groups as they complete: (instance id, that group's rows); ``capture`` is the
+    batch's capture mode as the server answered it (the one asked for, or the server's default; None from a
+    server that predates per-batch capture)."""
 
     batch_id: str
     groups: Iterator[Tuple[Optional[str], List[Row]]]
+    capture: Optional[str] = None
 
 
 def run_batch(
@@ -80,25 +92,37 @@ def run_batch(
     advantage: str = "grpo",
     sampling: Optional[Mapping[str, Any]] = None,
     policy_version: Optional[int] = None,
+    capture: Optional[str] = None,
 ) -> BatchRun:
     """Submit ``tasks`` x ``samples`` and iterate its completed groups (following the batch to its end).
 
     ``policy_version`` is the trainer's (the optimizer steps behind the weights that will generate the
     batch): sent with the batch (polar's ``--max-staleness`` reads it) and, with ``policy_sync="announce"``,
-    announced first so the batch's calls record it.
+    announced first so the batch's calls record it. ``capture`` (``token_in`` / ``chat``; None: the server's
+    default) is asked for and confirmed: a server or engine that cannot do it raises CaptureUnavailable.
     """
+    check_capture(capture, "capture")
     apply_policy_version(client, settings.policy_sync, policy_version)
     options: Dict[str, Any] = dict(settings.submit_options)
     if settings.timeout_seconds is not None:
         options["timeout_seconds"] = settings.timeout_seconds
-    batch = client.submit(
-        settings.harness,
-        **submit_arguments(tasks, settings.dataset),
-        samples=samples,
-        sampling=dict(sampling) if sampling else None,
-        policy_version=policy_version,
-        **options,
-    )
+    if capture is not None:
+        options["capture"] = capture
+    try:
+        batch = client.submit(
+            settings.harness,
+            **submit_arguments(tasks, settings.dataset),
+            samples=samples,
+            sampling=dict(sampling) if sampling else None,
+            policy_version=policy_version,
+            **options,
+        )
+    except PolarError as error:
+        refused = capture_refused(error, capture) if capture is not None else None
+        if refused is None:
+            raise
+        raise refused from error
+    answered = confirm_capture(batch, capture)
 
     def groups() -> Iterator[Tuple[Optional[str], List[Row]]]:
         for group in client.groups(batch.id, follow=True, format="polar", builder=builder, advantage=advantage):
@@ -106,7 +130,7 @@ def run_batch(
             instance = getattr(group, "instance_id", None) or (rows[0]["task_id"] if rows else None)
             yield instance, rows
 
-    return BatchRun(batch.id, groups())
+    return BatchRun(batch.id, groups(), answered)
 
 
 def plan_batches(tasks: Sequence[TaskRef], counts: Sequence[int]) -> List[List[int]]:
@@ -141,6 +165,8 @@ class SlotRows:
     samples: int
     rows: List[Row]
     group: List[Row]
+    #: Shared by every request answered from one batch: each adds its yield, the last one logs the batch's.
+    tally: Optional[YieldTally] = None
 
     @property
     def complete(self) -> bool:
@@ -202,13 +228,14 @@ class BatchCoalescer:
     async def _answer(self, batch: Dict[str, _Pending]) -> None:
         by_instance = {instance_id_of(entry.task): entry for entry in batch.values()}
         samples = len(next(iter(batch.values())).futures)
+        tally = YieldTally(sum(len(entry.futures) for entry in batch.values()))
         loop = asyncio.get_running_loop()
 
         def read() -> None:
             for instance, rows in self._read_batch([entry.task for entry in batch.values()], samples):
                 entry = by_instance.pop(instance, None) if instance is not None else None
                 if entry is not None:
-                    loop.call_soon_threadsafe(_resolve, entry, rows)
+                    loop.call_soon_threadsafe(_resolve, entry, rows, tally)
 
         try:
             await loop.run_in_executor(None, read)
@@ -219,14 +246,14 @@ class BatchCoalescer:
                         future.set_exception(error)
             return
         for entry in by_instance.values():  # groups that exported no row at all (every session excluded)
-            _resolve(entry, [])
+            _resolve(entry, [], tally)
 
 
-def _resolve(entry: _Pending, rows: List[Row]) -> None:
+def _resolve(entry: _Pending, rows: List[Row], tally: Optional[YieldTally] = None) -> None:
     sessions = groups_of(rows)[0].sessions if rows else []
     by_sample: Dict[int, List[Row]] = {}
     for position, session in enumerate(sessions):
         by_sample[session.sample_index if session.sample_index is not None else position] = session.rows
     for index, future in enumerate(entry.futures):
         if not future.done():
-            future.set_result(SlotRows(index, len(entry.futures), by_sample.get(index, []), rows))
+            future.set_result(SlotRows(index, len(entry.futures), by_sample.get(index, []), rows, tally))

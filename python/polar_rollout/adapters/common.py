@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..check import Exclusion
-from ..rows import UNTRAINABLE_STATUSES, Row, Session, is_main, trainable_count
+from ..rows import UNTRAINABLE_STATUSES, Row, Session, is_main, trace_id_of, trainable_count
 
 #: A task as polar takes it: an instance id (with the batch's ``dataset``) or a full SWE-bench row.
 TaskRef = Union[str, Dict[str, Any]]
@@ -42,10 +42,16 @@ class TaskError(AdapterError):
 
 @dataclass
 class SequenceChoice:
-    """For a trainer that takes one sequence per trajectory: the row it gets, and what it does not."""
+    """For a trainer that takes one sequence per trajectory: the row it gets, and what it does not.
+
+    ``weight`` is what the row's advantage is scaled by: the loss weight of its whole trace (the lineage kind's
+    weight, which the server shares over the trace's rows), not the row's share of it. The row is the session's
+    only sample for the trainer, so a lineage split in two must not train at half its advantage.
+    """
 
     row: Optional[Row]
     exclusions: List[Exclusion]
+    weight: float = 0.0
 
 
 def untrainable_exclusion(session: Session) -> Optional[Exclusion]:
@@ -77,7 +83,8 @@ def choose_sequence(session: Session) -> SequenceChoice:
 
     The main lineage's row with the most trainable tokens (the first on ties); a split main lineage or a
     sub-agent weighed above 0 cannot join it token-faithfully, so those rows are excluded with
-    ``one-sequence-per-sample`` and zero-weight rows with ``loss-weight-0``. Infra / eval errors: no row.
+    ``one-sequence-per-sample`` and zero-weight rows with ``loss-weight-0``. Infra / eval errors: no row. In
+    token-in capture a lineage is one row, so nothing sampled is excluded here.
     """
     untrainable = untrainable_exclusion(session)
     if untrainable is not None:
@@ -88,7 +95,9 @@ def choose_sequence(session: Session) -> SequenceChoice:
     main = [row for row in weighted if is_main(row)] or weighted
     chosen = max(main, key=lambda row: (trainable_count(row), -row["row_index"]))
     exclusions += [row_exclusion(row, "one-sequence-per-sample") for row in weighted if row is not chosen]
-    return SequenceChoice(chosen, exclusions)
+    trace = trace_id_of(chosen)
+    weight = sum(float(row["loss_weight"]) for row in weighted if trace_id_of(row) == trace)
+    return SequenceChoice(chosen, exclusions, weight)
 
 
 def assign_sessions(sessions: Sequence[Session], slots: int) -> List[Optional[Session]]:

@@ -12,6 +12,11 @@ on its last row, and the scalar in ``rewards`` sits on that last row (0.0 on the
 broadcasts to every step. With ``signal="advantage"`` (default) that scalar is polar's advantage x loss weight
 and the ``polar`` estimator passes it through; with ``signal="reward"`` it is polar's reward and SkyRL's own
 estimator (grpo, rloo...) computes advantages per ``instance_id``.
+
+Trajectory mode asks for token-in batches (each lineage one row, so the one row per trajectory holds every sampled
+token); ``make_generator(step_wise=False, capture="chat")`` (or ``POLAR_CAPTURE=chat``) opts into chat capture, and
+each step's yield is then logged as a warning. Step-wise mode trains every row in either capture and asks for none
+(the server's default). ``rollout_metrics`` carries ``polar/yield`` and its tokens either way.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from ..check import Exclusion, NormalisedSample
 from ..rows import Row, Session, call_versions, finite_logprobs, groups_of
 from .batching import PolarSettings, default_client, plan_batches, run_batch
+from .capture import ONE_SEQUENCE_CAPTURE, check_capture
+from .trainer_yield import RECEIVED, SAMPLED, TrainerYield, report_yield, trainer_yield
 from .common import (
     AdapterError,
     MissingRewardError,
@@ -42,35 +49,44 @@ SIGNALS = ("advantage", "reward")
 STOP_REASONS = {"stop": "stop", "tool_calls": "stop", "length": "length", "abort": "abort"}
 
 _PROVENANCE = ("session_id", "row_index", "call_ids", "trace_id", "step_index", "group_id", "task_id", "sample_index",
-               "lineage_kind", "loss_weight", "reward", "advantage", "status", "stop_reason", "policy_versions")
+               "lineage_kind", "loss_weight", "reward", "advantage", "status", "stop_reason", "policy_versions", "capture")
 
 
 def skyrl_stop_reason(stop_reason: Optional[str]) -> str:
     return STOP_REASONS.get(stop_reason or "", "unknown")
 
 
-def signal_value(row: Row, signal: str) -> float:
-    """The scalar SkyRL reads from ``rewards``: advantage x loss weight, or the reward."""
+def signal_value(row: Row, signal: str, weight: Optional[float] = None) -> float:
+    """The scalar SkyRL reads from ``rewards``: advantage x ``weight`` (default the row's loss weight; trajectory
+    mode gives the chosen row its trace's), or the reward.
+
+    SkyRL a956457 puts a scalar reward on the last response token; the ``polar`` estimator sums a row's token
+    rewards and puts that on every response token (step-wise: the last step's, broadcast to the trajectory's steps).
+    """
     value = row.get("advantage") if signal == "advantage" else row.get("reward")
     if value is None:
         raise MissingRewardError(
             f"Session {row['session_id']} has no {signal}: the batch ran without evaluation.",
             hint="SkyRL takes rewards from the generator: run batches with evaluation (the default).",
         )
-    return float(value) * float(row["loss_weight"]) if signal == "advantage" else float(value)
+    if signal != "advantage":
+        return float(value)
+    return float(value) * float(row["loss_weight"] if weight is None else weight)
 
 
-def trajectory_rows(session: Optional[Session], step_wise: bool) -> Tuple[List[Row], List[Exclusion]]:
-    """The rows SkyRL trains for a session: every row weighed above 0 (step-wise), or the one chosen row."""
+def trajectory_rows(session: Optional[Session], step_wise: bool) -> Tuple[List[Row], List[Exclusion], Optional[float]]:
+    """The rows SkyRL trains for a session: every row weighed above 0 (step-wise), or the one chosen row; and the
+    weight of the last row's advantage (None: its own loss weight; trajectory mode: the chosen row's trace's)."""
     if session is None:
-        return [], []
+        return [], [], None
     untrainable = untrainable_exclusion(session)
     if untrainable is not None:
-        return [], [untrainable]
+        return [], [untrainable], None
     if step_wise:
-        return split_by_weight(session.rows)
+        rows, exclusions = split_by_weight(session.rows)
+        return rows, exclusions, None
     choice = choose_sequence(session)
-    return ([choice.row] if choice.row is not None else []), choice.exclusions
+    return ([choice.row] if choice.row is not None else []), choice.exclusions, choice.weight
 
 
 class _Columns:
@@ -103,9 +119,9 @@ def to_generator_output(
     chosen = [(tid, *trajectory_rows(session, step_wise)) for tid, session in slots]
     masked = set()
     if signal == "reward":
-        masked = {tid.instance_id for tid, rows, _ in chosen if not rows}
+        masked = {tid.instance_id for tid, rows, _, _ in chosen if not rows}
     columns, exclusions, placeholders, rewards = _Columns(), [], 0, []
-    for tid, rows, excluded in chosen:
+    for tid, rows, excluded, weight in chosen:
         exclusions += excluded
         if rows and tid.instance_id in masked:
             exclusions += [row_exclusion(row, "incomplete-group") for row in rows]
@@ -121,7 +137,7 @@ def to_generator_output(
             last = step == len(rows) - 1
             columns.add(
                 prompt_token_ids=list(row["prompt_ids"]), response_ids=list(row["response_ids"]),
-                rewards=signal_value(row, signal) if last else 0.0, loss_masks=list(row["loss_mask"]),
+                rewards=signal_value(row, signal, weight) if last else 0.0, loss_masks=list(row["loss_mask"]),
                 stop_reasons=skyrl_stop_reason(row.get("stop_reason")), rollout_logprobs=finite_logprobs(row), trajectory_ids=tid,
                 is_last_step=last, trajectory_generation_times=agent, env_metrics={},
                 polar={**{name: row.get(name) for name in _PROVENANCE}, "signal": signal, "versions": call_versions(row), "llm_seconds": llm, "env_seconds": None if agent is None or llm is None else max(agent - llm, 0.0)},
@@ -152,7 +168,14 @@ def to_generator_output(
         "image_grid_thw": None,
         "polar": values["polar"],
     }
+    metrics.update(trainer_yield([session for _, session in slots], normalise(output)).metrics())
     return output, exclusions
+
+
+def output_yield(output: Dict[str, Any]) -> TrainerYield:
+    """The yield ``to_generator_output`` put in ``rollout_metrics``."""
+    metrics = output["rollout_metrics"]
+    return TrainerYield(int(metrics[RECEIVED]), int(metrics[SAMPLED]))
 
 
 def _seconds(rows: Sequence[Row]) -> Tuple[Optional[float], Optional[float]]:
@@ -229,9 +252,13 @@ class PolarGeneratorBase:
     """``generate`` for SkyRL; ``make_generator`` mixes it with SkyRL's ``GeneratorInterface``."""
 
     def __init__(self, *, client: Any = None, settings: Optional[PolarSettings] = None, step_wise: bool = True,
-                 signal: str = "advantage", task_of: Callable[[Any], Any] = task_ref, placeholder_token_id: int = 0) -> None:
+                 signal: str = "advantage", task_of: Callable[[Any], Any] = task_ref, placeholder_token_id: int = 0,
+                 capture: Optional[str] = None) -> None:
+        """``capture``: ``"token_in"`` or ``"chat"`` for every batch (over ``POLAR_CAPTURE``); unset, trajectory mode
+        asks for token-in and step-wise mode for the server's default."""
         self.client = client
         self.settings = settings
+        self.capture = check_capture(capture, "make_generator(capture=)")
         self.step_wise = step_wise
         self.signal = signal
         self.task_of = task_of
@@ -244,14 +271,23 @@ class PolarGeneratorBase:
         extras = input_batch.get("env_extras") or [{} for _ in trajectory_ids]
         sampling = sampling_from(input_batch.get("sampling_params") or {})
         version = policy_version_of(input_batch.get("batch_metadata"))
-        sessions = await asyncio.get_running_loop().run_in_executor(None, self._collect, trajectory_ids, extras, sampling, version)
+        settings = self.settings or PolarSettings.from_env()
+        sessions = await asyncio.get_running_loop().run_in_executor(None, self._collect, trajectory_ids, extras, sampling, version, settings)
         slots = [(tid, sessions.get((tid.instance_id, tid.repetition_id))) for tid in trajectory_ids]
         output, _ = to_generator_output(slots, step_wise=self.step_wise, signal=self.signal, placeholder_token_id=self.placeholder_token_id)
+        mode = "step-wise" if self.step_wise else "trajectory"
+        report_yield(output_yield(output), trainer=f"SkyRL ({mode})", capture=self._asked(settings), one_sequence=not self.step_wise)
         return output
 
-    def _collect(self, trajectory_ids: Sequence[Any], extras: Sequence[Any], sampling: Dict[str, Any], version: Optional[int] = None) -> Dict[Tuple[str, int], Session]:
+    def _asked(self, settings: PolarSettings) -> Optional[str]:
+        """The capture mode batches ask for: the generator's, the settings', else token-in in trajectory mode."""
+        configured = self.capture or settings.capture
+        return configured or (None if self.step_wise else ONE_SEQUENCE_CAPTURE)
+
+    def _collect(self, trajectory_ids: Sequence[Any], extras: Sequence[Any], sampling: Dict[str, Any], version: Optional[int] = None,
+                 settings: Optional[PolarSettings] = None) -> Dict[Tuple[str, int], Session]:
         client = self.client or default_client()
-        settings = self.settings or PolarSettings.from_env()
+        settings = settings or self.settings or PolarSettings.from_env()
         order: List[str] = []
         tasks: Dict[str, Any] = {}
         counts: Dict[str, int] = {}
@@ -265,7 +301,8 @@ class PolarGeneratorBase:
         for members in plan_batches([tasks[key] for key in order], [counts[key] for key in order]):
             keys = [order[i] for i in members]
             by_instance = {instance_id_of(tasks[key]): key for key in keys}
-            run = run_batch(client, settings, [tasks[key] for key in keys], counts[keys[0]], builder=builder, sampling=sampling, policy_version=version)
+            run = run_batch(client, settings, [tasks[key] for key in keys], counts[keys[0]], builder=builder, sampling=sampling,
+                            policy_version=version, capture=self._asked(settings))
             for instance, rows in run.groups:
                 key = by_instance.get(instance or "")
                 if key is None or not rows:

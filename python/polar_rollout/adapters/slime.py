@@ -15,6 +15,10 @@ every leaf at the same depth; each session's rows share ``rollout_id`` (the slot
 reducer averages within the session instead of counting its traces as rollouts. ``post_process_rewards``
 hands slime polar's own group advantages (x the row's loss weight) in place of slime's re-normalisation,
 which groups by ``n_samples_per_prompt`` only when the sample count is exactly n x batch.
+
+slime trains every row, so it receives every sampled trainable token in either capture mode; its batches ask
+for none (the server's default: chat unless ``polar serve --token-in``; ``POLAR_CAPTURE`` to choose). The rollout
+function's metrics carry ``polar/yield`` and its tokens.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from ..check import Exclusion, NormalisedSample
 from ..rows import GroupRows, Row, Session, call_versions, finite_logprobs, groups_of, reward_of, sessions_of
 from .batching import BatchCoalescer, PolarSettings, default_client, plan_batches, run_batch
 from .common import AdapterError, MissingRewardError, assign_sessions, instance_id_of, lazy_import, row_exclusion, sampling_from, session_metrics, task_ref, untrainable_exclusion
+from .trainer_yield import TrainerYield, received_tokens, report_yield, session_sampled_tokens
 
 #: slime ``Sample.Status`` member per polar session status (infra / eval errors never become samples).
 STATUS_BY_SESSION = {"completed": "COMPLETED", "agent_error": "FAILED", "timeout": "TRUNCATED", "cancelled": "ABORTED"}
@@ -35,7 +40,7 @@ STATUS_BY_SESSION = {"completed": "COMPLETED", "agent_error": "FAILED", "timeout
 _PROVENANCE = (
     "session_id", "row_index", "call_ids", "trace_id", "step_index", "is_last_step", "group_id", "task_id", "sample_index",
     "lineage_id", "lineage_kind", "loss_weight", "reward", "advantage", "status", "status_reason", "stop_reason",
-    "policy_versions", "versions",
+    "policy_versions", "versions", "capture",
 )
 
 
@@ -110,20 +115,24 @@ class SlimeGroup:
     sessions: List[List[Any]]
     exclusions: List[Exclusion]
     complete: bool
+    #: The group's sampled trainable tokens (the yield's denominator share).
+    sampled_tokens: int = 0
 
 
 def to_slime_group(group: GroupRows, templates: Sequence[Any], *, keep_untrained: bool = False) -> SlimeGroup:
     """The group's sessions (by ``sample_index``, copied from ``templates[sample_index]``), never an empty list."""
     sessions: List[List[Any]] = []
     exclusions: List[Exclusion] = []
+    sampled = 0
     for slot, session in enumerate(assign_sessions(group.sessions, len(templates))):
         if session is None:
             continue
+        sampled += session_sampled_tokens(session)
         samples, excluded = session_samples(session, templates[slot], keep_untrained=keep_untrained)
         exclusions += excluded
         if samples:
             sessions.append(samples)
-    return SlimeGroup(group.group_id, sessions, exclusions, len(sessions) == len(templates))
+    return SlimeGroup(group.group_id, sessions, exclusions, len(sessions) == len(templates), sampled)
 
 
 @dataclass
@@ -139,6 +148,7 @@ class GroupSelector:
     keep: Optional[Callable[[List[Any]], bool]] = None
     accepted: List[List[List[Any]]] = field(default_factory=list)
     exclusions: List[Exclusion] = field(default_factory=list)
+    sampled_tokens: int = 0
 
     @property
     def done(self) -> bool:
@@ -146,6 +156,7 @@ class GroupSelector:
 
     def offer(self, group: SlimeGroup) -> bool:
         self.exclusions += group.exclusions
+        self.sampled_tokens += group.sampled_tokens
         reason = "incomplete-group" if not group.complete else "surplus-group" if self.done else None
         if reason is None and self.keep is not None and not self.keep([session[0] for session in group.sessions]):
             reason = "filtered"
@@ -160,8 +171,12 @@ class GroupSelector:
         """Accepted groups in slime's order (by the first sample's ``index``)."""
         return sorted(self.accepted, key=lambda group: group[0][0].index if group[0][0].index is not None else 0)
 
+    def trainer_yield(self) -> TrainerYield:
+        """What slime trains of the accepted groups against what was sampled in every group offered."""
+        return TrainerYield(received_tokens(normalise(self.accepted)), self.sampled_tokens)
+
     def metrics(self) -> Dict[str, float]:
-        return session_metrics(self.exclusions)
+        return {**session_metrics(self.exclusions), **self.trainer_yield().metrics()}
 
 
 def _sample_exclusion(sample: Any, reason: str) -> Exclusion:
@@ -277,7 +292,8 @@ class SlimeRollout:
             tasks = [task_of_sample(group[0]) for group in prompt_groups]
             for members in plan_batches(tasks, [n] * len(tasks)):
                 templates = {instance_id_of(tasks[i]): prompt_groups[i] for i in members}
-                run = run_batch(client, settings, [tasks[i] for i in members], n, builder="prefix_merging", sampling=slime_sampling(args), policy_version=rollout_id)
+                run = run_batch(client, settings, [tasks[i] for i in members], n, builder="prefix_merging", sampling=slime_sampling(args),
+                                policy_version=rollout_id, capture=settings.capture)
                 for instance, rows in run.groups:
                     if rows and instance in templates:
                         selector.offer(to_slime_group(groups_of(rows)[0], templates[instance], keep_untrained=self.keep_untrained))
@@ -285,6 +301,7 @@ class SlimeRollout:
                         client.cancel(run.batch_id)
                         break
                 if selector.done:
+                    report_yield(selector.trainer_yield(), trainer="slime", capture=run.capture, one_sequence=False)
                     return Output(samples=selector.result(), metrics=selector.metrics())
         raise AdapterError(
             f"{self.max_batches} polar batches gave {len(selector.accepted)} full groups of {n}, not {target}.",
@@ -302,6 +319,7 @@ def _dynamic_filter(args: Any) -> Optional[Callable[[List[Any]], bool]]:
 
 
 _COALESCERS: Dict[int, BatchCoalescer] = {}
+_CAPTURES: Dict[int, Optional[str]] = {}
 
 
 async def generate(args: Any, sample: Any, sampling_params: Dict[str, Any]) -> List[Any]:
@@ -315,12 +333,18 @@ async def generate(args: Any, sample: Any, sampling_params: Dict[str, Any]) -> L
         client, settings = default_client(), PolarSettings.from_env()
         sampling = sampling_from(sampling_params)
         coalescer = BatchCoalescer(
-            lambda tasks, samples: run_batch(client, settings, tasks, samples, builder="prefix_merging", sampling=sampling).groups,
+            lambda tasks, samples: run_batch(client, settings, tasks, samples, builder="prefix_merging", sampling=sampling, capture=settings.capture).groups,
             expected_samples=args.n_samples_per_prompt,
         )
         _COALESCERS[id(args)] = coalescer
+        _CAPTURES[id(args)] = settings.capture
     answer = await coalescer.request(str(sample.group_index), task_of_sample(sample))
-    return samples_for_request(answer.rows, sample)
+    samples = samples_for_request(answer.rows, sample)
+    if answer.tally is not None:  # slime's per-sample path has no metrics channel: the batch's yield is logged
+        session = sessions_of(answer.rows)[0] if answer.rows else None
+        share = TrainerYield(received_tokens(normalise(samples)), session_sampled_tokens(session))
+        answer.tally.add(share, trainer="slime (generate)", capture=_CAPTURES.get(id(args)), one_sequence=False)
+    return samples
 
 
 def samples_for_request(rows: List[Row], template: Any, *, keep_untrained: bool = False) -> List[Any]:

@@ -13,7 +13,13 @@ A block becomes one task of one polar batch (``samples`` = G), entry j of the bl
 ``logprobs`` (0.0 where masked, never NaN), ``env_mask`` (1 = model token, as long as the completion: TRL pads
 a short one with 1, which would train the tail). ``polar_reward`` carries the session's reward; TRL computes
 the group advantages from it, and a None (an excluded session's placeholder, a never-graded session)
-becomes NaN, which TRL leaves out of the group's baseline and gives advantage 0.
+becomes NaN, which TRL leaves out of the group's baseline and gives advantage 0. The reward is the session's,
+whichever row is chosen: TRL's advantage never depended on the row's loss weight.
+
+Batches ask for token-in capture (one row per lineage, so the completion holds every sampled token);
+``make_rollout_func(capture="chat")`` (or ``POLAR_CAPTURE=chat``) opts into chat capture, and each step's yield
+is then logged as a warning. ``polar/yield`` and its tokens go into TRL's own logged metrics
+(``trainer._metrics[mode]``, averaged over the logging interval like TRL's).
 """
 
 from __future__ import annotations
@@ -24,11 +30,13 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from ..check import Exclusion, NormalisedSample
 from ..rows import Session, finite_logprobs, groups_of, reward_of
 from .batching import PolarSettings, default_client, plan_batches, run_batch
-from .common import AdapterError, PromptLayoutError, assign_sessions, choose_sequence, instance_id_of, sampling_from, task_ref
+from .capture import ONE_SEQUENCE_CAPTURE, check_capture
+from .common import AdapterError, PromptLayoutError, assign_sessions, choose_sequence, instance_id_of, sampling_from, session_metrics, task_ref
 from .policy_versions import sync_weights
+from .trainer_yield import TrainerYield, report_yield, trainer_yield
 
 _PROVENANCE = ("session_id", "row_index", "call_ids", "trace_id", "group_id", "task_id", "sample_index", "lineage_kind",
-               "loss_weight", "reward", "advantage", "status", "stop_reason", "policy_versions")
+               "loss_weight", "reward", "advantage", "status", "stop_reason", "policy_versions", "capture")
 
 
 def prompt_blocks(prompts: Sequence[Any], num_generations: int) -> List[int]:
@@ -106,15 +114,41 @@ def task_of_prompt(prompt: Any) -> Any:
     return task_ref(prompt)
 
 
+def rollout_yield(entries: Sequence[Optional[Session]], output: Dict[str, List[Any]], num_generations: int) -> TrainerYield:
+    """The step's yield: the sessions of ``entries`` against what TRL trains of ``output``."""
+    return trainer_yield(entries, normalise(output, num_generations))
+
+
+def rollout_metrics(output: Dict[str, List[Any]], exclusions: Sequence[Exclusion], value: TrainerYield) -> Dict[str, float]:
+    """What a step logs: ``polar/yield`` and its tokens, exclusions by reason, placeholders."""
+    placeholders = sum(1 for polar in output["polar"] if polar.get("placeholder"))
+    return {**session_metrics(exclusions, placeholders), **value.metrics()}
+
+
+def log_metrics(trainer: Any, metrics: Dict[str, float]) -> None:
+    """Appends ``metrics`` to TRL's own (``GRPOTrainer._metrics[mode]``, averaged and logged at each logging step)."""
+    store = getattr(trainer, "_metrics", None)
+    if not isinstance(store, dict):
+        return
+    mode = "train" if trainer.model.training else "eval"
+    if mode in store:
+        for name, value in metrics.items():
+            store[mode][name].append(value)
+
+
 def make_rollout_func(*, client: Any = None, settings: Optional[PolarSettings] = None, task_of: Callable[[Any], Any] = task_of_prompt,
-                      placeholder_token_id: Optional[int] = None, push_weights: Optional[Callable[[Any], Any]] = None) -> Callable[[List[Any], Any], Dict[str, List[Any]]]:
+                      placeholder_token_id: Optional[int] = None, push_weights: Optional[Callable[[Any], Any]] = None,
+                      capture: Optional[str] = None) -> Callable[[List[Any], Any], Dict[str, List[Any]]]:
     """``rollout_func(prompts, trainer)`` for ``GRPOTrainer`` backed by polar batches of prefix_merging rows.
 
     The policy version is ``trainer.state.global_step``. ``push_weights(trainer)`` (Shape B: polar serve owns
     the engine, which TRL's own ``sync_weights`` does not reach) is run once per new step, where TRL syncs its
     own vLLM (just before calling ``rollout_func``), between polar's pause and its resume with that version.
+    ``capture``: ``"token_in"`` (default, unless ``POLAR_CAPTURE`` says otherwise) or ``"chat"`` (an explicit opt-in:
+    each step's yield is logged as a warning).
     """
     synced: Dict[str, Any] = {"step": None}
+    check_capture(capture, "make_rollout_func(capture=)")
 
     def rollout_func(prompts: List[Any], trainer: Any) -> Dict[str, List[Any]]:
         generations = trainer.num_generations if trainer.model.training else trainer.num_generations_eval
@@ -123,6 +157,7 @@ def make_rollout_func(*, client: Any = None, settings: Optional[PolarSettings] =
         args = trainer.args
         sampling = sampling_from({name: getattr(args, name, None) for name in ("temperature", "top_p", "top_k", "min_p")})
         polar_client, polar_settings = client or default_client(), settings or PolarSettings.from_env(default_sync="pause")
+        asked = capture or polar_settings.capture or ONE_SEQUENCE_CAPTURE
         version = getattr(getattr(trainer, "state", None), "global_step", None)  # the optimizer steps behind the weights
         if push_weights is not None and version is not None and version != synced["step"]:
             sync_weights(polar_client, version, functools.partial(push_weights, trainer))
@@ -130,7 +165,8 @@ def make_rollout_func(*, client: Any = None, settings: Optional[PolarSettings] =
         entries: List[Optional[Session]] = [None] * len(prompts)
         for members in plan_batches(tasks, [generations] * len(tasks)):
             blocks = {instance_id_of(tasks[i]): i for i in members}
-            run = run_batch(polar_client, polar_settings, [tasks[i] for i in members], generations, builder="prefix_merging", sampling=sampling, policy_version=version)
+            run = run_batch(polar_client, polar_settings, [tasks[i] for i in members], generations, builder="prefix_merging", sampling=sampling,
+                            policy_version=version, capture=asked)
             for instance, rows in run.groups:
                 block = blocks.get(instance or "")
                 if block is None or not rows:
@@ -139,7 +175,10 @@ def make_rollout_func(*, client: Any = None, settings: Optional[PolarSettings] =
                     entries[starts[block] + slot] = session
         tokenizer = getattr(trainer, "_tokenizer", None) or getattr(trainer, "processing_class", None)
         token = placeholder_token_id if placeholder_token_id is not None else getattr(tokenizer, "eos_token_id", None) or 0
-        output, _ = to_rollout_dict(entries, placeholder_token_id=token)
+        output, exclusions = to_rollout_dict(entries, placeholder_token_id=token)
+        value = rollout_yield(entries, output, generations)
+        report_yield(value, trainer="TRL", capture=asked, one_sequence=True)
+        log_metrics(trainer, rollout_metrics(output, exclusions, value))
         return output
 
     return rollout_func

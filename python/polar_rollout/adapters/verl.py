@@ -17,24 +17,33 @@ and::
 with ``agent_name: polar`` in the dataset rows and the task in ``extra_info`` (``instance_id``, or a whole
 SWE-bench row). verl calls ``run()`` once per sample, all samples of a worker's share at once; the samples
 sharing a ``uid`` (one prompt, ``rollout.n`` copies) become one task of one polar batch, so polar computes each
-group's advantage over all its samples. Agent ``polar`` puts that advantage (x loss weight) in ``reward_score``
-and the ``polar`` estimator (registered when verl loads ``verl_hooks``) passes it through; ``polar_reward`` puts
-the reward there instead, for verl's own estimators (and validation, where scores should be rewards).
+group's advantage over all its samples. Agent ``polar`` puts that advantage (x the trace's loss weight) in
+``reward_score`` and the ``polar`` estimator (registered when verl loads ``verl_hooks``) passes it through;
+``polar_reward`` puts the reward there instead, for verl's own estimators (and validation, where scores should be
+rewards).
+
+Batches ask for token-in capture (one row per lineage: the one sequence verl takes holds every sampled token);
+``capture: chat`` in the agent loop's config entry (or ``POLAR_CAPTURE=chat``) opts into chat capture, and each
+batch's yield is then logged as a warning. verl gives agent loops no channel into its logged metrics
+(``AgentLoopMetrics`` has fixed fields), so each output carries its share in ``extra_fields``
+(``polar_yield_received`` / ``polar_yield_sampled``: ``yield_metrics`` sums them) and the glue logs each batch's.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from ..check import Exclusion, NormalisedSample
 from ..rows import Row, Session, call_versions, finite_logprobs, reward_of, sessions_of
 from .batching import BatchCoalescer, PolarSettings, SlotRows, default_client, run_batch
+from .capture import ONE_SEQUENCE_CAPTURE, check_capture
 from .common import AdapterError, MissingRewardError, SequenceTooLongError, choose_sequence, lazy_import, row_exclusion, sampling_from, task_ref
+from .trainer_yield import TrainerYield, session_sampled_tokens
 
 SIGNALS = ("advantage", "reward")
 _MODULE = "verl.experimental.agent_loop.agent_loop"
 _PROVENANCE = ("session_id", "row_index", "call_ids", "trace_id", "group_id", "task_id", "sample_index", "lineage_kind",
-               "loss_weight", "reward", "advantage", "status", "status_reason", "stop_reason", "policy_versions")
+               "loss_weight", "reward", "advantage", "status", "status_reason", "stop_reason", "policy_versions", "capture")
 
 
 def _provenance(row: Row, signal: str) -> Dict[str, Any]:
@@ -44,8 +53,13 @@ def _provenance(row: Row, signal: str) -> Dict[str, Any]:
     return out
 
 
-def score_of(row: Row, signal: str) -> Optional[float]:
-    """``reward_score``: advantage x loss weight (``signal="advantage"``), or the reward (None: verl's reward loop scores it)."""
+def score_of(row: Row, signal: str, weight: Optional[float] = None) -> Optional[float]:
+    """``reward_score``: advantage x ``weight`` (``signal="advantage"``; default the row's loss weight, the one-sequence
+    choice gives its trace's), or the reward (None: verl's reward loop scores it).
+
+    verl b178a3c puts ``reward_score`` on the last response token (``rm_scores``) and the ``polar`` estimator sums a
+    row's token-level rewards and puts that scalar on every response token: it is the advantage the row trains with.
+    """
     if signal == "reward":
         return None if row.get("reward") is None else float(row["reward"])
     if row.get("advantage") is None:
@@ -53,7 +67,7 @@ def score_of(row: Row, signal: str) -> Optional[float]:
             f"Session {row['session_id']} has no advantage: the batch ran without evaluation.",
             hint="run batches with evaluation, or use agent polar_reward (reward_score None lets verl's reward loop score it).",
         )
-    return float(row["advantage"]) * float(row["loss_weight"])
+    return float(row["advantage"]) * float(row["loss_weight"] if weight is None else weight)
 
 
 def to_agent_loop_output(
@@ -79,13 +93,15 @@ def to_agent_loop_output(
     choice = choose_sequence(session) if session is not None else None
     exclusions = list(choice.exclusions) if choice is not None else []
     row = choice.row if choice is not None else None
+    sampled = session_sampled_tokens(session)
     if row is not None and signal == "reward" and answer is not None and not answer.complete:
         exclusions.append(row_exclusion(row, "incomplete-group"))
         row = None
     if row is None:
         # Never-graded rows under "reward" have reward_score None; the placeholder follows, so the batch stays uniform.
         ungraded = signal == "reward" and answer is not None and any(r.get("reward") is None for r in answer.group)
-        extra = {"polar": {"placeholder": True, "signal": signal}, "param_version_start": -1, "param_version_end": -1, "polar_reward": None}
+        extra = {"polar": {"placeholder": True, "signal": signal}, "param_version_start": -1, "param_version_end": -1, "polar_reward": None,
+                 "polar_yield_received": 0, "polar_yield_sampled": sampled}
         return module.AgentLoopOutput(
             prompt_ids=[placeholder_token_id], response_ids=[placeholder_token_id], response_mask=[0], response_logprobs=[0.0],
             reward_score=None if ungraded else 0.0, num_turns=0, metrics=module.AgentLoopMetrics(), extra_fields=extra,
@@ -99,7 +115,7 @@ def to_agent_loop_output(
         response_ids=list(row["response_ids"]),
         response_mask=list(row["loss_mask"]),
         response_logprobs=finite_logprobs(row),
-        reward_score=score_of(row, signal),
+        reward_score=score_of(row, signal, choice.weight if choice is not None else None),
         num_turns=2 * len(row["call_ids"]),
         metrics=module.AgentLoopMetrics(generate_sequences=(timings.get("model_ms") or 0) / 1000, tool_calls=(timings.get("tool_ms") or 0) / 1000),
         extra_fields={
@@ -107,9 +123,25 @@ def to_agent_loop_output(
             "param_version_start": versions[0] if versions else -1,
             "param_version_end": versions[-1] if versions else -1,
             "polar_reward": reward_of(row),
+            "polar_yield_received": sum(1 for mask in row["loss_mask"] if mask == 1),
+            "polar_yield_sampled": sampled,
         },
     )
     return output, exclusions
+
+
+def output_yield(output: Any) -> TrainerYield:
+    """One output's share of its batch's yield (``extra_fields`` ``polar_yield_received`` / ``polar_yield_sampled``)."""
+    extra = output.extra_fields
+    return TrainerYield(int(extra.get("polar_yield_received") or 0), int(extra.get("polar_yield_sampled") or 0))
+
+
+def yield_metrics(outputs: Iterable[Any]) -> Dict[str, float]:
+    """``polar/yield`` and its tokens over ``AgentLoopOutput``s (a step's), for a trainer that logs them itself."""
+    total = TrainerYield()
+    for output in outputs:
+        total = total + output_yield(output)
+    return total.metrics()
 
 
 def _check_length(row: Row, field: str, limit: Optional[int], setting: str) -> None:
@@ -153,28 +185,43 @@ def register_polar_estimator(name: str = "polar") -> None:
         core_algos.register_adv_est(name)(polar_advantage)
 
 
-_COALESCERS: Dict[Tuple[int, str], BatchCoalescer] = {}
+_Key = Tuple[int, str, Optional[str]]
+_COALESCERS: Dict[_Key, BatchCoalescer] = {}
 #: The latest ``param_version`` verl's fully-async rollouter handed a run() (the versions its weights carry).
-_VERSIONS: Dict[Tuple[int, str], Optional[int]] = {}
+_VERSIONS: Dict[_Key, Optional[int]] = {}
+#: The capture mode each coalescer's batches ask for.
+_CAPTURES: Dict[_Key, str] = {}
 
 
 class PolarAgentLoopMixin:
-    """``run`` for verl; ``agent_loop_class`` mixes it with verl's ``AgentLoopBase``."""
+    """``run`` for verl; ``agent_loop_class`` mixes it with verl's ``AgentLoopBase``.
+
+    ``capture`` (a key of the agent loop's entry in ``agent_loops.yaml``, which hydra passes to the constructor):
+    ``chat`` opts into chat capture; unset, ``POLAR_CAPTURE`` or token-in.
+    """
 
     signal = "advantage"
+
+    def __init__(self, *args: Any, capture: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.capture = check_capture(capture, "the polar agent loop's capture")
 
     async def run(self, sampling_params: Dict[str, Any], **kwargs: Any) -> Any:
         if "uid" not in kwargs:
             raise AdapterError("verl passed no uid to the agent loop.", hint="use actor_rollout_ref.rollout.mode=async (the agent loop path).")
         task = task_ref(kwargs.get("extra_info") or {})
-        key = (id(self.config), self.signal)  # type: ignore[attr-defined]
+        asked = getattr(self, "capture", None)
+        key = (id(self.config), self.signal, asked)  # type: ignore[attr-defined]
         version = kwargs.get("param_version")  # fully-async verl passes it; the synchronous trainer passes no step
         _VERSIONS[key] = None if version is None else int(version)
         coalescer = _COALESCERS.get(key)
         if coalescer is None:
             client, settings, sampling = default_client(), PolarSettings.from_env(), sampling_from(sampling_params)
+            capture = asked or settings.capture or ONE_SEQUENCE_CAPTURE
+            _CAPTURES[key] = capture
             coalescer = _COALESCERS[key] = BatchCoalescer(
-                lambda tasks, samples: run_batch(client, settings, tasks, samples, builder="prefix_merging", sampling=sampling, policy_version=_VERSIONS.get(key)).groups
+                lambda tasks, samples: run_batch(client, settings, tasks, samples, builder="prefix_merging", sampling=sampling,
+                                                 policy_version=_VERSIONS.get(key), capture=capture).groups
             )
         answer = await coalescer.request(str(kwargs["uid"]), task)
         rollout = self.config.actor_rollout_ref.rollout  # type: ignore[attr-defined]
@@ -184,6 +231,8 @@ class PolarAgentLoopMixin:
             answer, signal=self.signal, prompt_length=rollout.prompt_length, response_length=rollout.response_length,
             placeholder_token_id=pad if pad is not None else 0,
         )
+        if answer.tally is not None:
+            answer.tally.add(output_yield(output), trainer=f"verl (agent {self.signal})", capture=_CAPTURES.get(key), one_sequence=True)
         return output
 
 

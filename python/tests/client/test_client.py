@@ -52,6 +52,16 @@ class SubmitTest(unittest.TestCase):
         self.assertNotIn("target_groups", bodies[1])
         self.assertNotIn("tail", bodies[1])
 
+    def test_capture_is_sent_when_given_and_read_back(self) -> None:
+        with FakeServer(echo({"id": "b_1", "status": "queued", "created": True, "capture": "token_in"})) as server:
+            client = PolarClient(server.url)
+            batch = client.submit("pi", tasks=[{"instance_id": "a"}], capture="token_in")
+            client.submit("pi", tasks=[{"instance_id": "a"}])
+            bodies = [request.json() for request in server.requests]
+        self.assertEqual((bodies[0]["capture"], batch.capture), ("token_in", "token_in"))
+        self.assertNotIn("capture", bodies[1])  # the server's default
+        self.assertIsNone(Batch.from_json({"id": "b_2", "status": "queued"}).capture)  # a server from before capture modes
+
     def test_a_given_key_is_sent_and_a_fresh_one_each_submit_otherwise(self) -> None:
         with FakeServer(echo({"id": "b_1", "status": "queued", "created": False})) as server:
             client = PolarClient(server.url)

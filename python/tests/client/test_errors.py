@@ -7,6 +7,7 @@ import unittest
 from fake_server import FakeServer, Reply, Request, error_body
 
 from polar_rollout import (
+    CaptureUnavailable,
     Conflict,
     InvalidRequest,
     NotFound,
@@ -26,6 +27,7 @@ class ErrorFromResponseTest(unittest.TestCase):
             (401, "unauthorized", Unauthorized),
             (404, "not_found", NotFound),
             (409, "conflict", Conflict),
+            (409, "capture_unavailable", CaptureUnavailable),
             (413, "payload_too_large", PayloadTooLarge),
             (500, "internal", ServerError),
         ]

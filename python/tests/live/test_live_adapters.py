@@ -90,8 +90,9 @@ class LiveAdaptersTest(unittest.TestCase):
 
     @classmethod
     def _trl_step(cls) -> None:
-        """TRL's GRPOTrainer at global_step 1: task C, num_generations 2 (its prompt is the whole SWE-bench row)."""
-        rollout_func = trl.make_rollout_func(client=cls.client, settings=PolarSettings("claude-code", policy_sync="pause"))
+        """TRL's GRPOTrainer at global_step 1: task C, num_generations 2 (its prompt is the whole SWE-bench row). This
+        server captures in chat mode (the recorded rows keep their drift splits): TRL opts into it explicitly."""
+        rollout_func = trl.make_rollout_func(client=cls.client, settings=PolarSettings("claude-code", policy_sync="pause"), capture="chat")
         trainer = SimpleNamespace(num_generations=2, num_generations_eval=2, model=SimpleNamespace(training=True), state=SimpleNamespace(global_step=POLICY_VERSION),
                                   args=SimpleNamespace(temperature=None, top_p=None, top_k=None, min_p=None), _tokenizer=SimpleNamespace(eos_token_id=151645))
         cls.trl_prompts = [cls.tasks["live-c"]] * 2
