@@ -14,7 +14,9 @@ sampled call), ``check`` verifies that:
   they are not the per_request rows themselves; the server shares a lineage's weight over its rows, so a
   per_request row and a prefix_merging row of the same calls weigh differently). A row of the same trace
   excluded as ``one-sequence-per-sample`` hands its weight to the trace's trained row: a one-sequence trainer's
-  only sample of a split lineage carries the whole lineage's weight, not its share;
+  only sample of a split lineage carries the whole lineage's weight, not its share. A sample whose trainer
+  broadcasts one scalar to every step of a trajectory (SkyRL step-wise: ``advantage_weight="trace"``) carries
+  the advantage x its whole trace's weight;
 - trainer groups and server groups correspond one to one (no group split, none merged);
 - no sample of an infra-error session (or of any session the server lists as excluded: ``Batch.excluded``)
   reaches the trainer; placeholders (slots a fixed-shape trainer must fill for a session the server
@@ -67,6 +69,9 @@ VIOLATIONS = (
 )
 
 
+ADVANTAGE_WEIGHTS = ("row", "trace")
+
+
 @dataclass
 class NormalisedSample:
     """One sequence as the trainer will train it, in a trainer-independent form.
@@ -86,6 +91,13 @@ class NormalisedSample:
     reward: Optional[float] = None
     advantage: Optional[float] = None
     placeholder: bool = False
+    #: What ``advantage`` is scaled by: ``"row"``, the loss weight of the row the sample was built from (plus what
+    #: rows of its trace excluded as one-sequence-per-sample hand it), or ``"trace"``, its whole trace's weight.
+    advantage_weight: str = "row"
+
+    def __post_init__(self) -> None:
+        if self.advantage_weight not in ADVANTAGE_WEIGHTS:
+            raise ValueError(f"advantage_weight must be one of {', '.join(ADVANTAGE_WEIGHTS)}, got {self.advantage_weight!r}.")
 
 
 @dataclass(frozen=True)
@@ -179,6 +191,11 @@ class _State:
         self.excluded: Dict[int, str] = {}
         #: Loss weight of rows excluded as one-sequence-per-sample, per trace: the trace's trained row carries it.
         self.handed_weight: Dict[str, float] = {}
+        #: Each trace's whole weight (the sum over its rows of the rows the adapter read).
+        self.trace_weight: Dict[str, float] = {}
+        for row in self.by_calls.values():
+            trace = trace_id_of(row)
+            self.trace_weight[trace] = self.trace_weight.get(trace, 0.0) + float(row["loss_weight"])
         self.trained: Dict[int, int] = {}
         self.group_keys: Dict[str, Set[str]] = {}
         self.key_groups: Dict[str, Set[str]] = {}
@@ -295,7 +312,8 @@ class _State:
             if source is None:
                 self.fail("unknown-row", f"Sample {index} (calls {sample.call_ids}) is no row of the rows the adapter read, so its loss weight is unknown; pass source_rows=.", **where)
                 return
-            weight = float(source["loss_weight"]) + self.handed_weight.get(trace_id_of(source), 0.0)
+            trace = trace_id_of(source)
+            weight = self.trace_weight[trace] if sample.advantage_weight == "trace" else float(source["loss_weight"]) + self.handed_weight.get(trace, 0.0)
             expected = None if advantage is None else advantage * weight
             if not _same(sample.advantage, expected, close=True):
                 self.fail("advantage-mismatch", f"Sample {index} carries advantage {sample.advantage}; the server's is {advantage} x loss weight {weight}.", **where)

@@ -40,11 +40,39 @@ class SkyRLOnFixtures(unittest.TestCase):
         self.assertEqual(tids, ["demo__calc-1_0"] * 3 + ["demo__calc-1_1"] * 3 + ["demo__calc-2_0"] * 2 + ["demo__calc-2_1"])
         self.assertEqual(output["is_last_step"], [False, False, True, False, False, True, False, True, True])
         self.assertTrue(all(value is True or value is False for value in output["is_last_step"]))
-        self.assertEqual([round(r, 5) for r in output["rewards"]], [0, 0, 0.33333, 0, 0, -0.33333, 0, 0, 0])
+        self.assertEqual([round(r, 5) for r in output["rewards"]], [0, 0, 1.0, 0, 0, -1.0, 0, 0, 0])
         self.assertEqual(output["stop_reasons"], ["stop", "stop", "stop", "stop", "stop", "length", "stop", "stop", "error"])
         self.assertEqual(output["polar"][8], {"placeholder": True, "signal": "advantage"})  # session 4: infra error
         self.assertEqual(sorted((e.reason, e.call_ids) for e in exclusions), [("loss-weight-0", (4,)), ("loss-weight-0", (10,)), ("loss-weight-0", (11,))])
         self.assertEqual(output["trajectory_generation_times"][0], 4.0)
+
+    def test_step_wise_trains_every_token_at_the_trajectory_modes_advantage(self) -> None:
+        # SkyRL a956457 broadcasts the last step's scalar to every step (skyrl/train/trainer.py:1142-1179) and its
+        # default token_mean loss divides by the mini-batch's token count (ppo_utils.py:1180), so a token's weight is
+        # its advantage whatever row holds it: a step must carry the session's advantage x its trace's weight (main 1),
+        # as the trajectory-mode row does, not x its per_request row's share (1/3 for session 1's three calls).
+        fixture = constructed()
+        step_wise, _ = skyrl.to_generator_output(slots(fixture, fixture.per_request), step_wise=True)
+        trajectory, _ = skyrl.to_generator_output(slots(fixture, fixture.prefix_merging), step_wise=False)
+        advantages = {row["session_id"]: row["advantage"] for row in fixture.per_request}
+        per_token = {}
+        for sample in skyrl.normalise(step_wise) + skyrl.normalise(trajectory):
+            if not sample.placeholder:
+                per_token.setdefault(sample.session_id, set()).add(round(sample.advantage, 9))
+        self.assertEqual(per_token, {1: {round(advantages[1], 9)}, 2: {round(advantages[2], 9)}, 3: {0.0}})
+        self.assertEqual([round(r, 5) for r in step_wise["rewards"]], [0, 0, 1.0, 0, 0, -1.0, 0, 0, 0])
+        # A sub-agent the run weighs 0.5 (session 3, given an advantage): its steps get the main trace's scalar too
+        # (one scalar per trajectory); the adapter says so, and the fidelity check, which scales a step-wise advantage
+        # by the sample's own trace's weight, reports those steps.
+        weighted = constructed(weights={"sub-agent": 0.5})
+        for row in weighted.per_request:
+            if row["session_id"] == 3:
+                row["advantage"] = 0.5
+        with self.assertLogs("polar_rollout", "WARNING") as logged:
+            output, exclusions = skyrl.to_generator_output(slots(weighted, weighted.per_request), step_wise=True)
+        self.assertIn("session 3's lineages weigh differently", "\n".join(logged.output))
+        report = check(skyrl.normalise(output), weighted.per_request, exclusions=exclusions, raise_on_violation=False)
+        self.assertEqual([(error.code, error.session_id) for error in report.violations], [("advantage-mismatch", 3)] * 2)
 
     def test_reward_signal_masks_a_group_missing_a_session(self) -> None:
         fixture = constructed()

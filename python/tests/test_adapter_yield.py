@@ -171,14 +171,16 @@ class OneSequenceScore(unittest.TestCase):
             check(verl.normalise(outputs, uids), fixture.per_request, source_rows=fixture.prefix_merging, exclusions=exclusions)
         self.assertEqual((caught.exception.code, caught.exception.session_id), ("advantage-mismatch", 2))
 
-    def test_every_row_trainers_keep_the_rows_share(self) -> None:
-        # slime and SkyRL step-wise train both rows of the split lineage: each at its share, the lineage at its whole
+    def test_every_row_trainers_weigh_the_lineage_whole(self) -> None:
+        # slime trains both rows of the split lineage, each at its share (one sample each); SkyRL step-wise broadcasts
+        # the last step's scalar to every step (test_adapter_skyrl), so that scalar carries the whole trace's weight
         fixture = constructed()
         run = run_skyrl(fixture, True, "advantage")
         session2 = [index for index, polar in enumerate(run.output["polar"]) if polar.get("session_id") == 2]
         last = session2[-1]
         per_request = [row for row in fixture.per_request if row["session_id"] == 2]
-        self.assertEqual(run.output["rewards"][last], per_request[0]["advantage"] / 3)  # 3 per_request rows share the lineage
+        self.assertEqual(sum(row["loss_weight"] for row in per_request), 1.0)  # 3 per_request rows share the lineage
+        self.assertEqual(run.output["rewards"][last], per_request[0]["advantage"])
         self.assertEqual(run.problems(), [])
         self.assertEqual(run_slime(fixture).problems(), [])
 

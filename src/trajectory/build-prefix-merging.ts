@@ -4,6 +4,7 @@ import { contextLength, contextPrefixLength, countDifferingTokens, isContextPref
 import { countRowTokens } from './count-row-tokens.js';
 import { lineagesOf } from './lineage.js';
 import { emptyDriftReport, measureDrift } from './measure-drift.js';
+import { continuedOrigins, FIRST_PROMPT_ORIGINS, firstPromptEnd, type PromptOrigins } from './prompt-origins.js';
 import { resolveBuilderOptions, type BuilderOptions, type TrajectoryCall } from './trajectory-call.js';
 import type {
   DriftReport,
@@ -26,6 +27,8 @@ interface Chain {
   lastTouched: number;
   /** The lineage the chain belongs to (lineage.ts). */
   lineage: number;
+  /** Where the tokens of the row's prompt come from: the lineage's first prompt, or its re-rendered history. */
+  origins: PromptOrigins;
 }
 
 /**
@@ -85,10 +88,17 @@ export function buildPrefixMerging(
           for (const hunk of reason.drift.hunks) drift.driftTokensByPlace[hunk.place] += Math.max(hunk.contextTokens, hunk.promptTokens);
         }
       }
-      // A re-rendering with small drift, or a turn after a length/no-EOS finish, continues the candidate's lineage.
+      // A re-rendering with small drift, or a turn after a length/no-EOS finish, continues the candidate's lineage:
+      // the new chain's prompt then holds that lineage's history, re-rendered, after its first prompt.
       const continues = reason.kind === 'length-finish' || reason.kind === 'no-eos' || (reason.kind === 'prefix-mismatch' && reason.drift.continues);
-      const continued = continues ? chains[reason.candidateRowIndex]?.lineage : undefined;
-      chain = startChain(sessionId, chains.length, trainable, continued ?? lineages++);
+      const candidate = continues ? chains[reason.candidateRowIndex] : undefined;
+      if (candidate) {
+        const hunks = reason.kind === 'prefix-mismatch' ? reason.drift.hunks : [];
+        const origins = continuedOrigins(candidate.row, candidate.origins, trainable.promptTokenIds.length, hunks);
+        chain = startChain(sessionId, chains.length, trainable, candidate.lineage, origins);
+      } else {
+        chain = startChain(sessionId, chains.length, trainable, lineages++, FIRST_PROMPT_ORIGINS);
+      }
       chains.push(chain);
     }
     turns.push(appendSampled(chain, trainable, eos, step));
@@ -167,15 +177,22 @@ function explainSplit(chains: readonly Chain[], prompt: readonly number[], eos: 
     differingTokens: countDifferingTokens(best.row, prompt, bestCommon),
     candidateContextLength: contextLength(best.row),
     promptLength: prompt.length,
-    drift: measureDrift(best.row, prompt, bestCommon, best.row.promptIds.findIndex((id) => eos.has(id))),
+    drift: measureDrift(best.row, best.origins, prompt, bestCommon, systemTurnEnd(best, eos)),
   };
+}
+
+/** Index of the first end-of-turn token in the lineage's first prompt (its system turn, when there is one), or -1. */
+function systemTurnEnd(chain: Chain, eos: ReadonlySet<number>): number {
+  const end = firstPromptEnd(chain.row, chain.origins);
+  const index = chain.row.promptIds.findIndex((id) => eos.has(id));
+  return index < end ? index : -1;
 }
 
 function byRecency(chains: readonly Chain[]): Chain[] {
   return [...chains].sort((a, b) => b.lastTouched - a.lastTouched);
 }
 
-function startChain(sessionId: number, rowIndex: number, call: TrainableCall, lineage: number): Chain {
+function startChain(sessionId: number, rowIndex: number, call: TrainableCall, lineage: number, origins: PromptOrigins): Chain {
   return {
     row: {
       sessionId,
@@ -193,6 +210,7 @@ function startChain(sessionId: number, rowIndex: number, call: TrainableCall, li
     lastTokenId: -1,
     lastTouched: 0,
     lineage,
+    origins,
   };
 }
 

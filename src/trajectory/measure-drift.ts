@@ -1,15 +1,18 @@
 // How a call's prompt re-renders a chain's context: differing token hunks, where they sit, and whether the call continues that chain.
+import { contextOrigin, type PromptOrigins } from './prompt-origins.js';
 import type { DriftReport, TrajectoryRow } from './trajectory-row.js';
+
+type RowTokens = Pick<TrajectoryRow, 'promptIds' | 'responseIds' | 'lossMask'>;
 
 /** Where a re-rendered context differs from what the chain holds. */
 export type DriftPlace =
-  /** Inside (or the token before) an earlier sampled assistant turn: the template re-rendered what the model wrote. */
+  /** Inside (or the token before, or the template glue right before) an earlier sampled assistant turn: the template re-rendered what the model wrote. */
   | 'assistant-turn'
-  /** Inside the first prompt's system turn: the harness rewrote its system prompt. */
+  /** Inside the system turn of the lineage's first prompt: the harness rewrote its system prompt. */
   | 'system-prompt'
-  /** Inside the masked tokens between turns (tool results, template glue, later user turns). */
+  /** Inside the tokens between turns (tool results, template glue, later user turns). */
   | 'tool-result'
-  /** Elsewhere in the first prompt (e.g. the first user message). */
+  /** Elsewhere in the lineage's first prompt (e.g. the first user message). */
   | 'other';
 
 export const DRIFT_PLACES: readonly DriftPlace[] = ['assistant-turn', 'system-prompt', 'tool-result', 'other'];
@@ -28,8 +31,9 @@ export interface DriftMeasure {
   /** Sum over hunks of max(contextTokens, promptTokens). */
   tokens: number;
   /**
-   * The prompt re-renders this chain with small differences (it continues the chain's lineage): the
-   * contexts re-synchronise after every hunk and the hunks cover at most a quarter of the context.
+   * The prompt re-renders this chain with small differences (it continues the chain's lineage): no hunk is in
+   * the lineage's first prompt outside its system turn (place `other`), the contexts re-synchronise after every
+   * hunk and the hunks cover at most a quarter of the context.
    */
   continues: boolean;
 }
@@ -58,30 +62,40 @@ function firstAtOrAfter(positions: readonly number[], min: number): number | und
 const GENERATION_TAIL = 8;
 
 /**
- * `contextTokens`: the hunk's length on the context side when the contexts re-synchronised after it. A hunk that
- * starts at the end of the chain's first prompt and reaches its first sampled token is that turn's template glue
- * (the generation prompt's empty think block, which Qwen3's template drops when it re-renders the turn).
+ * Where a hunk at context `index` sits, by the origin of the tokens it replaces (prompt-origins.ts: the lineage's
+ * first prompt, a sampled assistant turn, or what came between turns; a chain that continues its lineage after
+ * drift holds the lineage's re-rendered history in its prompt). `contextTokens`: the hunk's length on the context
+ * side when the contexts re-synchronised after it. A hunk at a sampled turn or the token before it is in that
+ * turn; so is a hunk that starts at most GENERATION_TAIL tokens before a sampled turn and reaches it: that turn's
+ * template glue (the generation prompt's empty think block, which Qwen3's template drops when it re-renders the turn).
  */
-function placeOf(row: Pick<TrajectoryRow, 'promptIds' | 'lossMask'>, index: number, systemEnd: number, contextTokens = 0): DriftPlace {
-  const { promptIds, lossMask } = row;
-  if (index < promptIds.length) {
-    const beforeSampled = lossMask[0] === 1 && promptIds.length - index <= GENERATION_TAIL && index + Math.max(contextTokens, 1) >= promptIds.length;
-    if (beforeSampled) return 'assistant-turn';
-    return index <= systemEnd ? 'system-prompt' : 'other';
+function placeOf(row: RowTokens, origins: PromptOrigins, index: number, systemEnd: number, contextTokens = 0): DriftPlace {
+  const originAt = (at: number) => contextOrigin(row, origins, at);
+  if (originAt(index) === 'assistant-turn' || originAt(index + 1) === 'assistant-turn') return 'assistant-turn';
+  const length = row.promptIds.length + row.responseIds.length;
+  for (let at = index + 2; at <= index + GENERATION_TAIL && at < length; at++) {
+    if (originAt(at) !== 'assistant-turn') continue;
+    if (index + Math.max(contextTokens, 1) >= at) return 'assistant-turn';
+    break;
   }
-  const at = index - promptIds.length;
-  if (lossMask[at] === 1 || lossMask[at + 1] === 1) return 'assistant-turn';
-  return 'tool-result';
+  if (originAt(index) === 'tool-result') return 'tool-result';
+  return index <= systemEnd ? 'system-prompt' : 'other';
 }
 
-/** Near the end of the context (fewer than RESYNC tokens left after a skip): where the whole rest agrees again. */
-function tailResync(context: readonly number[], prompt: readonly number[], i: number, j: number): { a: number; b: number } | undefined {
+/**
+ * Near the end of the context (fewer than RESYNC tokens left after a skip): where the whole rest agrees again,
+ * skipping fewer than `bound` tokens in all.
+ */
+function tailResync(context: readonly number[], prompt: readonly number[], i: number, j: number, bound: number): { a: number; b: number } | undefined {
   let best: { a: number; b: number } | undefined;
-  for (let a = Math.max(0, context.length - i - RESYNC + 1); i + a < context.length; a++) {
+  for (let a = Math.max(0, context.length - i - RESYNC + 1); i + a < context.length && a < bound; a++) {
     const rest = context.slice(i + a);
-    for (let b = 0; b <= MAX_HUNK && j + b + rest.length <= prompt.length; b++) {
-      if (best && a + b >= best.a + best.b) break;
-      if (rest.every((id, k) => prompt[j + b + k] === id)) best = { a, b };
+    for (let b = 0; b <= MAX_HUNK && j + b + rest.length <= prompt.length && a + b < bound; b++) {
+      if (rest.every((id, k) => prompt[j + b + k] === id)) {
+        best = { a, b };
+        bound = a + b;
+        break;
+      }
     }
   }
   return best;
@@ -89,16 +103,14 @@ function tailResync(context: readonly number[], prompt: readonly number[], i: nu
 
 /**
  * Compares the chain's context with `prompt` from `from` (their first differing index) to the end of the
- * context: a greedy diff that, at each difference, finds the nearest point where RESYNC tokens agree
- * again. `systemTurnEnd` is the index of the first end-of-turn token in the chain's first prompt (the
- * system turn, when the harness sends one), -1 when there is none.
+ * context: a greedy diff that, at each difference, finds the nearest point where RESYNC tokens agree again, or
+ * where the context's last tokens do when that is nearer (the end of the chain's last sampled turn: without it, a
+ * re-rendered last turn that never agrees again would align on glue of the prompt's next turn, such as its
+ * generation prompt's empty think block). `origins` says where the tokens of the chain's prompt come from
+ * (prompt-origins.ts); `systemTurnEnd` is the index of the first end-of-turn token in the lineage's first prompt
+ * (the system turn, when the harness sends one), -1 when there is none.
  */
-export function measureDrift(
-  row: Pick<TrajectoryRow, 'promptIds' | 'responseIds' | 'lossMask'>,
-  prompt: readonly number[],
-  from: number,
-  systemTurnEnd: number,
-): DriftMeasure {
+export function measureDrift(row: RowTokens, origins: PromptOrigins, prompt: readonly number[], from: number, systemTurnEnd: number): DriftMeasure {
   const context = [...row.promptIds, ...row.responseIds];
   const length = context.length;
   const index = new Map<string, number[]>();
@@ -125,20 +137,20 @@ export function measureDrift(
       const at = positions ? firstAtOrAfter(positions, j) : undefined;
       if (at !== undefined && (!best || a + (at - j) < best.a + best.b)) best = { a, b: at - j };
     }
-    if (!best) best = tailResync(context, prompt, i, j);
+    best = tailResync(context, prompt, i, j, best === undefined ? Number.POSITIVE_INFINITY : best.a + best.b) ?? best;
     if (!best) {
-      hunks.push({ place: placeOf(row, i, systemTurnEnd), contextIndex: i, contextTokens: length - i, promptTokens: Math.max(0, Math.min(prompt.length, length) - j) });
+      hunks.push({ place: placeOf(row, origins, i, systemTurnEnd), contextIndex: i, contextTokens: length - i, promptTokens: Math.max(0, Math.min(prompt.length, length) - j) });
       resynced = false;
       break;
     }
-    hunks.push({ place: placeOf(row, i, systemTurnEnd, best.a), contextIndex: i, contextTokens: best.a, promptTokens: best.b });
+    hunks.push({ place: placeOf(row, origins, i, systemTurnEnd, best.a), contextIndex: i, contextTokens: best.a, promptTokens: best.b });
     i += best.a;
     j += best.b;
   }
   const tokens = hunks.reduce((sum, hunk) => sum + Math.max(hunk.contextTokens, hunk.promptTokens), 0);
   const tailHunk = hunks.at(-1);
   const smallTail = resynced || (tailHunk !== undefined && tailHunk.contextTokens <= RESYNC * 4);
-  // A harness re-renders history, it does not rewrite the first user message: a difference there is a new lineage.
+  // A harness re-renders history, it does not rewrite the lineage's first user message: a difference there is a new lineage.
   const firstQueryKept = hunks.every((hunk) => hunk.place !== 'other');
   const continues = firstQueryKept && smallTail && tokens <= Math.max(RESYNC, length / 4) && prompt.length >= (length * 3) / 4;
   return { hunks, tokens, continues };

@@ -175,8 +175,7 @@ export function renderYield(lines: readonly YieldLine[]): string {
     'the trainer trains ÷ mask-1 tokens of the sessions it was given), each output also passing its trainer contract and',
     'polar_rollout.check. A trainer taking one sequence per sample (verl, TRL, SkyRL trajectory) gets one row per session: in',
     'chat capture a lineage splits wherever the re-rendered history drifted from what was sampled, and it loses the other',
-    'rows; in token-in capture a lineage is one row. slime and SkyRL step-wise train every row, yet lose in chat capture what',
-    'the server put in a lineage it weighs 0: where drift rewrote earlier context, the next calls no longer look like a',
-    'continuation and start a "sub-agent" or "side" lineage (excluded as loss-weight-0).',
+    'rows; in token-in capture a lineage is one row. slime and SkyRL step-wise train every row; they lose in chat capture only',
+    'what the server put in a lineage it weighs 0 (a sub-agent or side call, or drift it mistook for one: loss-weight-0).',
   ].join('\n');
 }

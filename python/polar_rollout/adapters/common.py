@@ -95,9 +95,12 @@ def choose_sequence(session: Session) -> SequenceChoice:
     main = [row for row in weighted if is_main(row)] or weighted
     chosen = max(main, key=lambda row: (trainable_count(row), -row["row_index"]))
     exclusions += [row_exclusion(row, "one-sequence-per-sample") for row in weighted if row is not chosen]
-    trace = trace_id_of(chosen)
-    weight = sum(float(row["loss_weight"]) for row in weighted if trace_id_of(row) == trace)
-    return SequenceChoice(chosen, exclusions, weight)
+    return SequenceChoice(chosen, exclusions, trace_weight(weighted, trace_id_of(chosen)))
+
+
+def trace_weight(rows: Iterable[Row], trace: str) -> float:
+    """The loss weight of a whole trace (its lineage kind's weight, which the server shares over the trace's rows)."""
+    return sum(float(row["loss_weight"]) for row in rows if trace_id_of(row) == trace)
 
 
 def assign_sessions(sessions: Sequence[Session], slots: int) -> List[Optional[Session]]:

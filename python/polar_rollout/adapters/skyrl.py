@@ -9,9 +9,10 @@ Trainer-side configuration (SkyRL a956457): an entrypoint whose ``BasePPOExp.get
 A trajectory is a polar session (``TrajectoryID(instance_id, repetition_id)`` with ``repetition_id`` = the
 session's ``sample_index``); in step-wise mode its rows are adjacent, ``is_last_step`` is a real bool true only
 on its last row, and the scalar in ``rewards`` sits on that last row (0.0 on the others), which SkyRL
-broadcasts to every step. With ``signal="advantage"`` (default) that scalar is polar's advantage x loss weight
-and the ``polar`` estimator passes it through; with ``signal="reward"`` it is polar's reward and SkyRL's own
-estimator (grpo, rloo...) computes advantages per ``instance_id``.
+broadcasts to every step. With ``signal="advantage"`` (default) that scalar is polar's advantage x the loss weight
+of the trained trace (the lineage kind's weight, main 1: a step trains each of its tokens at the session's
+advantage, as trajectory mode does) and the ``polar`` estimator passes it through; with ``signal="reward"`` it is
+polar's reward and SkyRL's own estimator (grpo, rloo...) computes advantages per ``instance_id``.
 
 Trajectory mode asks for token-in batches (each lineage one row, so the one row per trajectory holds every sampled
 token); ``make_generator(step_wise=False, capture="chat")`` (or ``POLAR_CAPTURE=chat``) opts into chat capture, and
@@ -22,10 +23,11 @@ each step's yield is then logged as a warning. Step-wise mode trains every row i
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..check import Exclusion, NormalisedSample
-from ..rows import Row, Session, call_versions, finite_logprobs, groups_of
+from ..rows import Row, Session, call_versions, finite_logprobs, groups_of, is_main, trace_id_of
 from .batching import PolarSettings, default_client, plan_batches, run_batch
 from .capture import ONE_SEQUENCE_CAPTURE, check_capture
 from .trainer_yield import RECEIVED, SAMPLED, TrainerYield, report_yield, trainer_yield
@@ -40,8 +42,11 @@ from .common import (
     session_metrics,
     split_by_weight,
     task_ref,
+    trace_weight,
     untrainable_exclusion,
 )
+
+log = logging.getLogger("polar_rollout")
 
 SIGNALS = ("advantage", "reward")
 
@@ -57,8 +62,8 @@ def skyrl_stop_reason(stop_reason: Optional[str]) -> str:
 
 
 def signal_value(row: Row, signal: str, weight: Optional[float] = None) -> float:
-    """The scalar SkyRL reads from ``rewards``: advantage x ``weight`` (default the row's loss weight; trajectory
-    mode gives the chosen row its trace's), or the reward.
+    """The scalar SkyRL reads from ``rewards``: advantage x ``weight`` (default the row's loss weight; both modes
+    give the last row its trace's whole weight, see ``step_wise_weight``), or the reward.
 
     SkyRL a956457 puts a scalar reward on the last response token; the ``polar`` estimator sums a row's token
     rewards and puts that on every response token (step-wise: the last step's, broadcast to the trajectory's steps).
@@ -74,9 +79,33 @@ def signal_value(row: Row, signal: str, weight: Optional[float] = None) -> float
     return float(value) * float(row["loss_weight"] if weight is None else weight)
 
 
+def step_wise_weight(rows: Sequence[Row]) -> float:
+    """What the advantage on a step-wise trajectory's last row is scaled by: the loss weight of the main lineage's
+    whole trace (of the last row's trace when no main row is trained), not one row's share of it.
+
+    SkyRL a956457 computes advantages on last steps only and broadcasts each to every step of its trajectory
+    (``skyrl/train/trainer.py`` 1142-1179, ``compute_advantages_and_returns``: ``last_step_advantages[traj_ids] *
+    response_mask``), "mathematically equivalent to non-step-wise advantage computation"
+    (``docs/content/docs/tutorials/step-wise-training.mdx`` line 30); its default ``loss_reduction="token_mean"``
+    (``skyrl/train/config/config.py`` 876) divides every token's loss by the mini-batch's token count
+    (``skyrl/backends/skyrl_train/utils/ppo_utils.py`` 1180-1181), so how many rows hold a session's tokens does not
+    weigh it. Scaled by a per_request row's share (1/n of a lineage of n calls), a session trained at 1/n of its
+    trajectory-mode advantage. One scalar per trajectory also means a second lineage weighed above 0 with another
+    weight (``--lineage-weights sub-agent=0.5``) trains at the main trace's weight: that is logged.
+    """
+    main = [row for row in rows if is_main(row)] or list(rows[-1:])
+    trace = trace_id_of(main[-1])
+    weight = trace_weight(rows, trace)
+    others = {trace_id_of(row) for row in rows} - {trace}
+    if any(abs(trace_weight(rows, other) - weight) > 1e-9 for other in others):
+        log.warning("SkyRL step-wise broadcasts one advantage per trajectory: session %s's lineages weigh differently, "
+                    "and all of its steps train at trace %s's weight %s.", rows[-1].get("session_id"), trace, weight)
+    return weight
+
+
 def trajectory_rows(session: Optional[Session], step_wise: bool) -> Tuple[List[Row], List[Exclusion], Optional[float]]:
     """The rows SkyRL trains for a session: every row weighed above 0 (step-wise), or the one chosen row; and the
-    weight of the last row's advantage (None: its own loss weight; trajectory mode: the chosen row's trace's)."""
+    weight of the last row's advantage (step-wise: ``step_wise_weight``; trajectory mode: the chosen row's trace's)."""
     if session is None:
         return [], [], None
     untrainable = untrainable_exclusion(session)
@@ -84,7 +113,7 @@ def trajectory_rows(session: Optional[Session], step_wise: bool) -> Tuple[List[R
         return [], [untrainable], None
     if step_wise:
         rows, exclusions = split_by_weight(session.rows)
-        return rows, exclusions, None
+        return rows, exclusions, step_wise_weight(rows) if rows else None
     choice = choose_sequence(session)
     return ([choice.row] if choice.row is not None else []), choice.exclusions, choice.weight
 
@@ -188,8 +217,10 @@ def _seconds(rows: Sequence[Row]) -> Tuple[Optional[float], Optional[float]]:
 
 
 def normalise(output: Dict[str, Any]) -> List[NormalisedSample]:
-    """What SkyRL trains per row: in step-wise mode every row gets its trajectory's last-step scalar."""
+    """What SkyRL trains per row: in step-wise mode every row gets its trajectory's last-step scalar, an advantage
+    scaled by a whole trace's weight (``advantage_weight="trace"``)."""
     count = len(output["response_ids"])
+    step_wise = output["is_last_step"] is not None
     last = output["is_last_step"] or [True] * count
     scalars: List[float] = [0.0] * count
     start = 0
@@ -213,6 +244,7 @@ def normalise(output: Dict[str, Any]) -> List[NormalisedSample]:
             reward=None if advantage_signal else scalars[index],
             advantage=scalars[index] if advantage_signal else None,
             placeholder=bool(polar.get("placeholder")),
+            advantage_weight="trace" if step_wise else "row",
         ))
     return normalised
 
