@@ -59,4 +59,5 @@ export const reference: SidebarItem[] = [
 export const benchmarks: SidebarItem[] = [
   { text: 'Overview', link: '/benchmarks/' },
   { text: 'GPU loops and admission', link: '/benchmarks/gpu' },
+  { text: 'Trainable-token yield', link: '/benchmarks/yield' },
 ];
