@@ -31,6 +31,7 @@ import { isSimulatorSpec } from './start-rollout-upstream.js';
 import type { EngineFleet, ReplicaControlState } from '../upstream/control/engine-fleet.js';
 import { type FleetReplicaSpec, openEngineFleet } from '../upstream/control/open-engine-fleet.js';
 import type { RolloutEvent } from './rollout-events.js';
+import type { HostPool, HostStatus } from './hosts/host-pool.js';
 import { engineMetricsSettings, resumeRollout, runRollout, type RolloutContext, type RolloutOptions, type RolloutResult } from './run-rollout.js';
 
 export type EngineEvent =
@@ -69,6 +70,8 @@ export interface RolloutEngineOptions {
   executor?: BatchExecutor;
   /** Refuse batches whose harness bundle is not installed (default true; contract tests with a fake executor turn it off). */
   requireInstalled?: boolean;
+  /** The Docker hosts (--hosts, admitted) every batch's sessions are placed on; default the local engine. The caller closes it. */
+  hosts?: HostPool;
 }
 
 export interface SubmitResult {
@@ -92,6 +95,8 @@ export interface EngineStatus {
   admission: SchedulerAdmissionState | null;
   /** Engine control: the pause mode and sleep polar applied, and each replica's control state (null until probed). */
   control: GenerationControlState & { replicas: readonly ReplicaControlState[] | null };
+  /** Each Docker host: slots, sessions, images, health, last error (one entry, `local`, without --hosts). */
+  hosts: HostStatus[];
 }
 
 interface ActiveBatch {
@@ -250,7 +255,8 @@ export class RolloutEngine {
     const engine = this.options.engineStatus?.() ?? this.scheduler?.scheduler.engineMetrics.snapshot() ?? null;
     const admission = this.scheduler?.scheduler.admissionState() ?? null;
     const control = { ...this.controller.state(), replicas: this.fleetReady?.replicas ?? null };
-    return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas, engine, admission, control };
+    const hosts = (this.options.hosts ?? this.scheduler?.scheduler.hosts)?.status() ?? [];
+    return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas, engine, admission, control, hosts };
   }
 
   /**
@@ -327,6 +333,7 @@ export class RolloutEngine {
           ...(defaults.upstreamTimeoutSeconds !== undefined ? { upstreamTimeoutMs: defaults.upstreamTimeoutSeconds * 1000 } : {}),
           policyVersion: this.gate.policyVersion,
           engineMetrics: engineMetricsSettings(defaults),
+          ...(this.options.hosts !== undefined ? { hosts: this.options.hosts } : {}),
         });
         this.gate.attach(scheduler.gateway);
         this.scheduler = { scheduler, start: scheduler.gateway.activity() };

@@ -226,7 +226,7 @@ export const OPENAPI_DOCUMENT = {
     },
     '/v1/status': {
       get: {
-        summary: 'Queue depth per stage, batches, generation (pause, version, staleness), model busy fraction, engine metrics (per replica and total: running, waiting, KV usage, token rates, preemptions, effective utilisation and its ceiling), replicas, control (engine pause mode, sleep, per replica control state and features)',
+        summary: 'Queue depth per stage, batches, generation (pause, version, staleness), model busy fraction, engine metrics (per replica and total: running, waiting, KV usage, token rates, preemptions, effective utilisation and its ceiling), replicas, control (engine pause mode, sleep, per replica control state and features), hosts (per Docker host: state, last error, slots, capacity, sessions, images, labels)',
         responses: { 200: { description: 'Status', content: json({ type: 'object' }) }, 401: error },
       },
     },

@@ -7,6 +7,7 @@ import type { EngineEvent, RolloutEngine } from '../rollout/rollout-engine.js';
 import type { BatchRow } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
 import { describeBatch } from './describe-batch.js';
+import { hostsStatusJson } from './hosts-status-json.js';
 import { admissionStatusJson } from './admission-status-json.js';
 import { engineStatusJson } from './engine-status-json.js';
 import { prepareGroups, selectGroups, writeGroups } from './export-groups.js';
@@ -159,6 +160,7 @@ export function createServeApp(options: ServeAppOptions): Hono {
       admission: admissionStatusJson(status.admission),
       replicas: status.replicas,
       control: describeControl(status.control),
+      hosts: hostsStatusJson(status.hosts),
     });
   });
   return app;

@@ -9,10 +9,11 @@
 // host's authorized_keys. Faults: kill a host (every process of it, by PID), cut or delay its link, boot it
 // again. Everything is torn down by PID; a rig left by a killed test process is swept by the next one.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer, connect, type Server } from 'node:net';
 import path from 'node:path';
+import { hostSpec, type HostSpec } from '../../src/config/hosts-file.js';
 import type { ContainerRuntime } from '../../src/runtime/container-runtime.js';
 import { createDockerRuntime } from '../../src/runtime/docker-runtime.js';
 import { isAlive, killAndWait, mountNamespaceOf, processesInCgroup, processesInMountNamespace, removeCgroups, run, startDaemon, startTicksOf } from './host-rig-processes.js';
@@ -47,8 +48,13 @@ export interface RigHost {
   /** `ip link set down` on the rig side of its veth: the host is cut off (packets go nowhere). */
   cutLink(): Promise<void>;
   restoreLink(): Promise<void>;
-  /** Delays every packet to and from the host by `ms` (tc netem on both ends of its veth); 0 clears it. */
-  delayLink(ms: number): Promise<void>;
+  /**
+   * Slows the link to and from the host to `kbit` kbit/s (tc tbf on both ends of its veth: this kernel has no
+   * netem, so the slow link is a narrow one, whose full queue also drops packets TCP must resend); 0 clears it.
+   */
+  slowLink(kbit: number): Promise<void>;
+  /** What its sshd logged so far (logins: `Accepted publickey`). */
+  sshdLog(): string;
   /** The pids of its keeper, sshd and dockerd (undefined while powered off). */
   pids(): { keeper?: number; sshd?: number; dockerd?: number };
 }
@@ -67,6 +73,10 @@ export interface HostRig {
   pushImage(localRef: string): Promise<string>;
   /** Host keys of a host as a known_hosts line (for tests that write their own file). */
   knownHostsLine(host: RigHost): string;
+  /** The HostSpec polar gets for a host (the rig's key and known_hosts, root login). */
+  hostSpec(host: RigHost, overrides?: Partial<HostSpec>): HostSpec;
+  /** Writes a hosts file naming `hosts` (default all) and returns its path. */
+  writeHostsFile(file: string, hosts?: readonly RigHost[], extra?: Record<string, string>): string;
   /** Removes everything the rig made. Idempotent. */
   close(): Promise<void>;
 }
@@ -152,6 +162,19 @@ class Rig implements HostRig {
   knownHostsLine(host: RigHost): string {
     const [type, key] = readFileSync(path.join(this.dir, host.name, 'host_key.pub'), 'utf8').trim().split(' ');
     return `${host.address} ${type} ${key}`;
+  }
+
+  hostSpec(host: RigHost, overrides: Partial<HostSpec> = {}): HostSpec {
+    return { ...hostSpec(host.sshUrl, { name: host.name, identityFile: this.keyPath, knownHostsFile: this.knownHostsPath }), ...overrides };
+  }
+
+  writeHostsFile(file: string, hosts: readonly RigHost[] = this.hosts, extra: Record<string, string> = {}): string {
+    const lines = ['hosts:'];
+    for (const host of hosts) {
+      lines.push(`  - name: ${host.name}`, `    ssh: ${host.sshUrl}`, `    identity: ${this.keyPath}`, `    known_hosts: ${this.knownHostsPath}`, ...Object.entries(extra).map(([key, value]) => `    ${key}: ${value}`));
+    }
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    return file;
   }
 
   async pushImage(localRef: string): Promise<string> {
@@ -360,8 +383,9 @@ class Host implements RigHost {
 
   async killEngine(): Promise<void> {
     const ns = this.keeper !== undefined ? mountNamespaceOf(this.keeper) : undefined;
-    // dockerd with its containerd and shims (the containers die with their shims); sshd and the keeper stay.
-    const engine = (ns !== undefined ? processesInMountNamespace(ns) : []).filter((pid) => pid !== this.keeper && pid !== this.sshd);
+    // dockerd with its containerd and shims (the containers die with their shims); sshd (with the processes
+    // it forked per connection) and the keeper stay.
+    const engine = (ns !== undefined ? processesInMountNamespace(ns) : []).filter((pid) => pid !== this.keeper && executableOf(pid) !== '/usr/sbin/sshd');
     await killAndWait([...engine, ...processesInCgroup(this.cgroupParent)]);
     this.dockerd = undefined;
   }
@@ -374,15 +398,19 @@ class Host implements RigHost {
     await run('ip', ['link', 'set', this.vethRig, 'up']);
   }
 
-  async delayLink(ms: number): Promise<void> {
+  async slowLink(kbit: number): Promise<void> {
     for (const [inHost, dev] of [[false, this.vethRig], [true, this.vethHost]] as const) {
       const tc = (args: string[]) => (inHost ? this.inNetns(['tc', ...args], true) : run('tc', args, { allowFailure: true }));
       await tc(['qdisc', 'del', 'dev', dev, 'root']);
-      if (ms > 0) {
-        const added = await tc(['qdisc', 'add', 'dev', dev, 'root', 'netem', 'delay', `${ms}ms`]);
-        if (added.code !== 0) throw new Error(`tc netem on ${dev} failed: ${added.output}`);
+      if (kbit > 0) {
+        const added = await tc(['qdisc', 'add', 'dev', dev, 'root', 'tbf', 'rate', `${kbit}kbit`, 'burst', '16kb', 'latency', '200ms']);
+        if (added.code !== 0) throw new Error(`tc tbf on ${dev} failed: ${added.output}`);
       }
     }
+  }
+
+  sshdLog(): string {
+    return readFileSync(path.join(this.dir, 'sshd.log'), 'utf8');
   }
 
   pids(): { keeper?: number; sshd?: number; dockerd?: number } {
@@ -409,6 +437,14 @@ class Host implements RigHost {
 
   private inNetns(argv: readonly string[], allowFailure = false): Promise<{ code: number; output: string }> {
     return run('nsenter', [`--net=/run/netns/${this.netns}`, ...argv], { allowFailure });
+  }
+}
+
+function executableOf(pid: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    return undefined;
   }
 }
 

@@ -241,7 +241,9 @@ describe('polar serve HTTP API', () => {
     await poller.pollNow();
     const h = await start({ engineStatus: () => poller.snapshot() });
     const status = (await h.call('GET', '/v1/status')).json;
-    expect(Object.keys(status)).toEqual(['generation', 'queue', 'batches', 'model', 'engine', 'admission', 'replicas', 'control']);
+    expect(Object.keys(status)).toEqual(['generation', 'queue', 'batches', 'model', 'engine', 'admission', 'replicas', 'control', 'hosts']);
+    // No shared scheduler with a test executor: no host to show yet.
+    expect(status.hosts).toEqual([]);
     const figures = ['running', 'waiting', 'kv_usage', 'kv_capacity_tokens', 'prompt_tokens_per_second', 'generation_tokens_per_second', 'processed_tokens_per_second', 'preemptions', 'preemptions_per_second', 'effective_utilisation', 'effective_utilisation_recent', 'utilisation_unknown'];
     expect(Object.keys(status.engine)).toEqual(['interval_ms', 'total', 'replicas']);
     expect(Object.keys(status.engine.total)).toEqual([...figures, 'ceiling_tokens_per_second', 'replicas_reporting']);

@@ -11,6 +11,7 @@ import { printError, printLine } from '../output.js';
 import { resolveUpstreamSpecs } from '../upstream-specs.js';
 import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
 import { waitForShutdown } from '../wait-for-shutdown.js';
+import { openHostPool } from '../open-host-pool.js';
 import type { ServeFlags } from './serve.js';
 
 export async function serveAction(flags: ServeFlags): Promise<void> {
@@ -19,6 +20,10 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     throw new UsageError('polar serve needs --upstream: the model server to sample from', 'e.g. --upstream http://127.0.0.1:8000/v1 (vLLM), or --upstream sim:oracle');
   }
   const engine = parseEngineFlag(flags.engine);
+  // --host is the listen address, or (ssh://…) a Docker host: both may be given.
+  const listen = (flags.host ?? []).filter((value) => !value.startsWith('ssh://'));
+  if (listen.length > 1) throw new UsageError(`--host names ${listen.length} listen addresses (${listen.join(', ')})`, 'Give one address to listen on; Docker hosts are written ssh://user@host[:port].');
+  const hosts = await openHostPool({ ...(flags.hosts !== undefined ? { hosts: flags.hosts } : {}), host: (flags.host ?? []).filter((value) => value.startsWith('ssh://')) });
   const dbPath = resolveDbPath(flags.db);
   const store = openStore(dbPath);
   const limits = containerLimitsFromFlags(flags);
@@ -30,7 +35,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     ...(flags.maxTokensCap !== undefined ? { maxTokensCap: flags.maxTokensCap } : {}),
     ...(flags.upstreamTimeout !== undefined ? { upstreamTimeoutSeconds: flags.upstreamTimeout } : {}),
     ...(flags.gpuPeakTokensPerSecond !== undefined ? { gpuPeakTokensPerSecond: flags.gpuPeakTokensPerSecond } : {}),
-    ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+    ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : hosts !== undefined && flags.admission !== 'engine' ? { concurrency: hosts.capacity() } : {}),
     ...(flags.admission !== undefined ? { admission: flags.admission } : {}),
     ...(flags.maxAttempts !== undefined ? { maxAttempts: flags.maxAttempts } : {}),
     ...(limits !== undefined ? { limits: { ...DEFAULT_SESSION_LIMITS, ...limits } } : {}),
@@ -46,13 +51,17 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
       maxBatches: flags.maxBatches,
       ...(flags.maxStaleness !== undefined ? { maxStaleness: flags.maxStaleness } : {}),
       ...(flags.policyVersion !== undefined ? { policyVersion: flags.policyVersion } : {}),
-      host: flags.host,
+      host: listen[0] ?? '127.0.0.1',
       port: flags.port,
+      ...(hosts !== undefined ? { hosts } : {}),
       maxBodyBytes: flags.maxBodyBytes,
       ...((flags.token ?? process.env.POLAR_SERVE_TOKEN) ? { token: flags.token ?? process.env.POLAR_SERVE_TOKEN } : {}),
     });
     if (running.generatedToken) printError(`polar serve token (send as Authorization: Bearer <token>): ${running.token}`);
     if (flags.json) running.engine.on((event) => printLine(JSON.stringify(event)));
+    hosts?.on((event) => {
+      if (event.type === 'host') printError(`host ${event.host}: ${event.state}${event.state !== 'up' && event.lastError !== null ? ` (${event.lastError})` : ''}`);
+    });
     printLine(`polar serve listening at ${running.url} (upstream ${upstreams.join(', ')}; db ${dbPath}; API at ${running.url}/openapi.json)`);
     try {
       await waitForShutdown();
@@ -60,6 +69,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
       await running.close();
     }
   } finally {
+    await hosts?.close();
     store.close();
   }
 }

@@ -5,10 +5,13 @@ import type { AdmissionMode } from '../../rollout/admission/session-admission.js
 import { ADMISSION_FLAG_HELP, parseAdmissionMode } from '../admission-option.js';
 import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../container-limit-options.js';
 import { parseIntegerOption, parsePositiveNumberOption } from '../parse-number-option.js';
+import { collectHost, HOSTS_FILE_HELP } from '../host-options.js';
 import { collectUpstream, ENGINE_FLAG_HELP, GPU_PEAK_FLAG_HELP, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 
 export interface ServeFlags extends ContainerLimitFlags {
-  host: string;
+  /** The listen address and/or `ssh://` Docker hosts (see serveAction). */
+  host?: string[];
+  hosts?: string;
   port: number;
   upstream?: string[];
   upstreamsFile?: string;
@@ -36,7 +39,8 @@ export function registerServeCommand(program: Command): void {
   program
     .command('serve')
     .description('Serve rollouts over HTTP to a trainer: batches in, completed groups out as export rows; pause/resume around weight syncs')
-    .option('--host <host>', 'address to listen on (loopback by default)', '127.0.0.1')
+    .option('--host <host>', 'address to listen on (loopback by default); or ssh://user@host[:port]: a Docker host to run sessions on, reached over SSH (repeatable)', collectHost)
+    .option('--hosts <file>', HOSTS_FILE_HELP)
     .option('--port <n>', 'port to listen on (0 = any free port)', parseIntegerOption('--port'), 8080)
     .option('--upstream <url>', UPSTREAM_FLAG_HELP, collectUpstream)
     .option('--upstreams-file <file>', UPSTREAMS_FILE_HELP)
