@@ -1,6 +1,6 @@
 // Opens the hosts of --hosts/--host (loaded only by the commands that run with them; the flags are host-options.ts).
 import { resolveHostSpecs, type HostSpec } from '../config/hosts-file.js';
-import { HostPool } from '../rollout/hosts/host-pool.js';
+import { HostPool, requireAdmitted } from '../rollout/hosts/host-pool.js';
 import { localEngineId } from '../runtime/docker-runtime.js';
 import type { HostCheck } from '../runtime/sandbox-host.js';
 import { engineArchitecture } from '../runtime/ssh/check-ssh-host.js';
@@ -30,6 +30,7 @@ export async function openHostPool(flags: HostFlags, options: { platform?: strin
         printError(`host ${result.host}: NOT admitted: ${result.error ?? 'check failed'}${failed?.fix ? `\n  fix: ${failed.fix}` : ''}`);
       }
     }
+    requireAdmitted(results);
   } catch (error) {
     await pool.close();
     throw error;

@@ -28,6 +28,9 @@ export async function postSession(env: SessionEnvironment, ran: RanSession): Pro
     // The slot is given back; a session lost with its host is placed elsewhere next time when it can be.
     ran.lease?.release({ lost: result.outcome.reason === 'host_lost' });
   }
+  // A call in flight when the host was lost is recorded (client_aborted) as its connection dies: it lands
+  // before a next attempt starts, so it stays with this attempt.
+  if (result.outcome.reason === 'host_lost') await settleCalls(env, ran.session.id);
   env.runs.addTimings(ran.session.id, ran.timings);
   return result;
 }

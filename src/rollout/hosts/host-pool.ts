@@ -5,7 +5,7 @@
 // progress), and reports its health; a lost host takes no new session until it is back. A lease holds a
 // slot from the session's init to its teardown.
 import { freemem } from 'node:os';
-import { ConfigError, DockerUnavailableError } from '../../errors.js';
+import { ConfigError, EXIT_CODES, PolarError } from '../../errors.js';
 import type { ContainerRuntime, EnsureImageResult } from '../../runtime/container-runtime.js';
 import { localSandboxHost, type HostCheck, type HostHealth, type HostRequirements, type SandboxHost } from '../../runtime/sandbox-host.js';
 import { DEFAULT_FOOTPRINT, hostSessionCap, type HarnessFootprints } from '../admission/host-capacity.js';
@@ -75,6 +75,24 @@ interface HostEntry {
   admitted: boolean;
 }
 
+/** Not one of the hosts passed its admission check. */
+export class NoHostAdmittedError extends PolarError {
+  override name = 'NoHostAdmittedError';
+  constructor(results: readonly { host: string; error?: string }[]) {
+    super(
+      `No host could be admitted (${results.map((result) => `${result.host}: ${result.error ?? 'not admitted'}`).join('; ')}).`,
+      'no-host-admitted',
+      EXIT_CODES.dockerUnavailable,
+      'polar doctor --hosts <file> runs each host\'s checks and says how to fix each failure.',
+    );
+  }
+}
+
+/** Throws NoHostAdmittedError unless some host was admitted. */
+export function requireAdmitted(results: readonly { host: string; admitted: boolean; error?: string }[]): void {
+  if (!results.some((result) => result.admitted)) throw new NoHostAdmittedError(results);
+}
+
 export class HostPool {
   readonly #entries: HostEntry[];
   readonly #listeners = new Set<(event: HostPoolEvent) => void>();
@@ -127,9 +145,9 @@ export class HostPool {
   }
 
   /**
-   * Checks every host and starts the ones that pass (in parallel). Resolves with every host's checks;
-   * throws when no host was admitted. A host refused for its key is never retried; one that could not be
-   * reached keeps trying and joins when it answers.
+   * Checks every host and starts the ones that pass (in parallel). Resolves with every host's checks (the
+   * caller reports them), then throws NoHostAdmittedError when none was admitted. A host that failed its
+   * check is not used.
    */
   async admit(requirements: HostRequirements): Promise<{ host: string; checks: HostCheck[]; admitted: boolean; error?: string }[]> {
     const checked = await Promise.all(this.#entries.map((entry) => entry.host.check(requirements).catch((error: unknown): HostCheck[] => [{ name: 'ssh', ok: false, detail: (error as Error).message }])));
@@ -155,10 +173,6 @@ export class HostPool {
         }
       }),
     );
-    if (!results.some((result) => result.admitted)) {
-      const why = results.map((result) => `${result.host}: ${result.error ?? 'not admitted'}`).join('; ');
-      throw new DockerUnavailableError(`No host could be admitted (${why}).`);
-    }
     return results;
   }
 

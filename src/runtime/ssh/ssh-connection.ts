@@ -213,6 +213,15 @@ export class SshConnection {
     this.#client = client;
     this.#epoch += 1;
     this.#lastError = undefined;
+    // Local ends of forwarded connections: when the SSH connection dies they are destroyed, not half-closed,
+    // so the gateway sees its client gone at once (an in-flight call is recorded client_aborted now, not
+    // answered and recorded later, after the session's next attempt began).
+    const forwarded = new Set<Socket>();
+    let dead = false;
+    socket.once('close', () => {
+      dead = true;
+      for (const local of forwarded) local.destroy();
+    });
     client.on('unix connection', (info: { socketPath: string }, accept: () => Duplex, reject: () => void) => {
       const local = this.#forwards.get(info.socketPath);
       if (local === undefined || this.#client !== client) {
@@ -220,16 +229,20 @@ export class SshConnection {
         return;
       }
       const channel = accept();
-      const socket = netConnect(local);
-      channel.pipe(socket).pipe(channel);
+      const localSocket = netConnect(local);
+      forwarded.add(localSocket);
+      channel.pipe(localSocket).pipe(channel);
       const close = (): void => {
-        socket.destroy();
+        localSocket.destroy();
         channel.destroy();
       };
-      socket.on('error', close);
+      localSocket.on('error', close);
       channel.on('error', close);
-      socket.on('close', () => channel.end());
-      channel.on('close', () => socket.end());
+      localSocket.on('close', () => {
+        forwarded.delete(localSocket);
+        channel.end();
+      });
+      channel.on('close', () => (dead ? localSocket.destroy() : localSocket.end()));
     });
     client.on('error', (error: Error) => {
       this.#lastError = error;

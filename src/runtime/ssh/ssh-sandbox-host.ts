@@ -135,7 +135,8 @@ export class SshSandboxHost implements SandboxHost {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#probe !== undefined) clearInterval(this.#probe);
-    if (this.connection.connected) await this.connection.run(`rm -rf ${shellQuote(this.#runDir())}`).catch(() => undefined);
+    // Its socket folder, when it joined (a host only checked, e.g. by polar doctor, made none).
+    if (this.connection.connected && this.#home !== undefined) await this.connection.run(`rm -rf ${shellQuote(this.#runDir())}`).catch(() => undefined);
     await this.connection.close();
   }
 

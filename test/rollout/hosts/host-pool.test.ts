@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { HarnessFootprints } from '../../../src/rollout/admission/host-capacity.js';
 import { chooseHost, type HostCandidate } from '../../../src/rollout/hosts/choose-host.js';
-import { HostPool, type PlacementRequest } from '../../../src/rollout/hosts/host-pool.js';
+import { HostPool, requireAdmitted, type PlacementRequest } from '../../../src/rollout/hosts/host-pool.js';
 import type { ContainerRuntime } from '../../../src/runtime/container-runtime.js';
 import type { HostCheck, HostFacts, HostHealth, SandboxHost } from '../../../src/runtime/sandbox-host.js';
 import { FakeContainerRuntime } from '../../runtime/fake-container-runtime.js';
@@ -157,7 +157,8 @@ describe('HostPool', () => {
     expect((await pool.place(request(1))).host.name).toBe('h1');
     const none = new HostPool([new FakeHost('x', 1)]);
     (none.hosts[0] as FakeHost).checks = [{ name: 'ssh', ok: false, detail: 'refused' }];
-    await expect(none.admit({ architecture: 'x86_64' })).rejects.toThrow(/No host could be admitted \(x: refused\)/);
+    const refused = await none.admit({ architecture: 'x86_64' });
+    expect(() => requireAdmitted(refused)).toThrow(/No host could be admitted \(x: refused\)/);
   });
 
   it('stops waiting for a slot when the run is stopped', async () => {
