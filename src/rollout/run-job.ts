@@ -263,7 +263,9 @@ export class RunJob {
 
   /** The metrics event, with the admission gate's state when the scheduler has one. */
   #snapshot(activity: ActivitySnapshot, engine: RolloutEngineMetrics | undefined): RolloutMetricsEvent {
-    const snapshot = this.metrics.snapshot(activity, engine);
+    const pool = this.#host.hosts;
+    const hosts = pool.remote ? { hosts: pool.status().map(({ name, state, sessions, capacity, images, losses, lastError }) => ({ name, state, sessions, capacity, images, losses, lastError })) } : {};
+    const snapshot = { ...this.metrics.snapshot(activity, engine), ...hosts };
     const state = this.#host.admission?.();
     if (state === undefined) return snapshot;
     const admission = { mode: state.mode, active: state.active, waiting: state.waiting, limit: state.limit, target: state.engine?.target ?? null, hold: state.engine?.hold ?? null, hostCap: state.hostCap };
@@ -414,7 +416,8 @@ export class RunJob {
     const status: RunStatus = this.signal.aborted ? 'interrupted' : failure !== undefined ? 'failed' : unfinished ? 'interrupted' : 'finished';
     const reason = failure !== undefined ? (failure instanceof Error ? failure.message : String(failure)) : null;
     try {
-      const stats = { wallMs, counts, modelBusyFraction: activity.busyFraction, meanInFlight: activity.meanInFlight, modelCalls: activity.requests, ...(engineUsage !== undefined ? { engine: engineUsage } : {}) };
+      const hosts = this.#host.hosts.remote ? { hosts: this.#host.hosts.status() } : {};
+      const stats = { wallMs, counts, modelBusyFraction: activity.busyFraction, meanInFlight: activity.meanInFlight, modelCalls: activity.requests, ...(engineUsage !== undefined ? { engine: engineUsage } : {}), ...hosts };
       store.runs.finish(this.run.id, status, stats, reason);
       context.emit(this.#snapshot(activity, engine));
       if (status === 'failed') context.emit({ type: 'run-failed', runId: this.run.id, runName: this.run.name, reason: reason ?? 'unknown' });

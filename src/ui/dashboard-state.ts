@@ -35,17 +35,6 @@ export interface DashboardRun {
   resumed: boolean;
 }
 
-/** One Docker host of a run with --hosts, as its events told it. */
-export interface DashboardHost {
-  name: string;
-  state: 'up' | 'connecting' | 'down';
-  lastError: string | null;
-  /** Sessions placed there that have not ended. */
-  sessions: number;
-  /** Sessions placed there so far (attempts). */
-  placed: number;
-}
-
 export interface DashboardState {
   /** Null until `run-start`. */
   run: DashboardRun | null;
@@ -63,10 +52,6 @@ export interface DashboardState {
   metrics: RolloutMetricsEvent | null;
   /** Set by `run-end`. */
   finished: { wallMs: number } | null;
-  /** The Docker hosts (--hosts), by name, in the order they were first heard of; empty on the local engine. */
-  hosts: ReadonlyMap<string, DashboardHost>;
-  /** The host of each session placed on one (until it ends). */
-  sessionHosts: ReadonlyMap<number, string>;
 }
 
 export function createDashboardState(): DashboardState {
@@ -80,8 +65,6 @@ export function createDashboardState(): DashboardState {
     recentFailures: [],
     metrics: null,
     finished: null,
-    hosts: new Map(),
-    sessionHosts: new Map(),
   };
 }
 
@@ -97,27 +80,15 @@ export function reduceDashboard(state: DashboardState, event: DashboardEvent): D
       };
     }
     case 'image-progress':
-      return { ...state, image: { image: event.image, status: `${event.status}${event.host ? ` on ${event.host}` : ''}` } };
+      return { ...state, image: { image: event.image, status: `${event.status}${onHost(event.host)}` } };
     case 'image-ready':
-      return { ...state, image: { image: event.image, status: `${event.source === 'pulled' ? 'pulled' : 'present'}${event.host ? ` on ${event.host}` : ''}` } };
+      return { ...state, image: { image: event.image, status: `${event.source === 'pulled' ? 'pulled' : 'present'}${onHost(event.host)}` } };
     case 'image-failed':
-      return { ...state, image: { image: event.image, status: `failed (${event.attempt}/${event.attempts})${event.host ? ` on ${event.host}` : ''}: ${event.error}` } };
-    case 'host': {
-      const hosts = new Map(state.hosts);
-      const known = hosts.get(event.host);
-      hosts.set(event.host, { name: event.host, sessions: known?.sessions ?? 0, placed: known?.placed ?? 0, state: event.state, lastError: event.lastError ?? known?.lastError ?? null });
-      return { ...state, hosts };
-    }
-    case 'session-host': {
-      const hosts = new Map(state.hosts);
-      const sessionHosts = new Map(state.sessionHosts);
-      const previous = sessionHosts.get(event.sessionId);
-      if (previous !== undefined) hosts.set(previous, leave(hosts.get(previous)));
-      const known = hosts.get(event.host) ?? { name: event.host, state: 'up' as const, lastError: null, sessions: 0, placed: 0 };
-      hosts.set(event.host, { ...known, sessions: known.sessions + 1, placed: known.placed + 1 });
-      sessionHosts.set(event.sessionId, event.host);
-      return { ...state, hosts, sessionHosts };
-    }
+      return { ...state, image: { image: event.image, status: `failed (${event.attempt}/${event.attempts})${onHost(event.host)}: ${event.error}` } };
+    // Hosts are shown from the metrics snapshots (`metrics.hosts`), which carry their slots and sessions.
+    case 'host':
+    case 'session-host':
+      return state;
     case 'run-failed':
       return state;
     case 'session-stage':
@@ -125,7 +96,7 @@ export function reduceDashboard(state: DashboardState, event: DashboardEvent): D
     case 'session-phase':
       return state;
     case 'session-end': {
-      const moved = leaveHost(moveSession(state, event.sessionId, 'done'), event.sessionId);
+      const moved = moveSession(state, event.sessionId, 'done');
       const statusCounts = { ...moved.statusCounts, [event.status]: moved.statusCounts[event.status] + 1 };
       if (event.status === 'completed') return { ...moved, statusCounts };
       const failure: DashboardFailure = {
@@ -154,19 +125,8 @@ export function reduceDashboard(state: DashboardState, event: DashboardEvent): D
   }
 }
 
-function leave(host: DashboardHost | undefined): DashboardHost {
-  return host === undefined ? { name: '?', state: 'up', lastError: null, sessions: 0, placed: 0 } : { ...host, sessions: Math.max(0, host.sessions - 1) };
-}
-
-/** A session ended: its host holds one session less. */
-function leaveHost(state: DashboardState, sessionId: number): DashboardState {
-  const host = state.sessionHosts.get(sessionId);
-  if (host === undefined) return state;
-  const hosts = new Map(state.hosts);
-  hosts.set(host, leave(hosts.get(host)));
-  const sessionHosts = new Map(state.sessionHosts);
-  sessionHosts.delete(sessionId);
-  return { ...state, hosts, sessionHosts };
+function onHost(host: string | undefined): string {
+  return host === undefined ? '' : ` on ${host}`;
 }
 
 /** Sessions that reached `done`, for the progress bar. */
