@@ -97,6 +97,7 @@ export class HostPool {
   readonly #entries: HostEntry[];
   readonly #listeners = new Set<(event: HostPoolEvent) => void>();
   readonly #waiters = new Set<() => void>();
+  readonly #aborts = new WeakMap<AbortSignal, Set<() => void>>();
   /** Hosts a session lost an attempt on (placed elsewhere next time when it can be). */
   readonly #avoid = new Map<number, Set<string>>();
   readonly #resolved = new Map<string, EnsureImageResult>();
@@ -317,7 +318,7 @@ export class HostPool {
       const done = (): void => {
         clearTimeout(timer);
         this.#waiters.delete(done);
-        signal?.removeEventListener('abort', onAbort);
+        if (signal !== undefined) this.#aborts.get(signal)?.delete(onAbort);
         resolve();
       };
       const onAbort = (): void => {
@@ -326,7 +327,21 @@ export class HostPool {
       };
       const timer = setTimeout(done, this.options.recheckMs ?? 1000);
       this.#waiters.add(done);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal !== undefined) this.#onAbort(signal, onAbort);
     });
+  }
+
+  /** One abort listener per signal, however many placements of its run wait (hundreds may). */
+  #onAbort(signal: AbortSignal, callback: () => void): void {
+    let callbacks = this.#aborts.get(signal);
+    if (callbacks === undefined) {
+      const set = new Set<() => void>();
+      callbacks = set;
+      this.#aborts.set(signal, set);
+      signal.addEventListener('abort', () => {
+        for (const waiting of [...set]) waiting();
+      }, { once: true });
+    }
+    callbacks.add(callback);
   }
 }

@@ -179,17 +179,31 @@ export class SshConnection {
     const client = new Client();
     const intervalMs = this.options.keepaliveIntervalMs ?? 2000;
     watchSilence(socket, intervalMs * (this.options.keepaliveCountMax ?? 3));
+    // ssh2 may emit several errors for one failure (e.g. a timeout, then "Connection lost before handshake"):
+    // a listener stays for the client's whole life, so none is ever unhandled.
+    client.on('error', (error: Error) => {
+      if (this.#client === client || this.#client === undefined) this.#lastError = error;
+    });
     await new Promise<void>((resolve, reject) => {
+      let settled = false;
       const fail = (error: Error): void => {
+        if (settled) return;
+        settled = true;
         client.removeAllListeners('ready');
         client.end();
+        socket.destroy();
         reject(refusal ?? describeConnectError(target, where, error));
       };
       client.once('ready', () => {
+        if (settled) return;
+        settled = true;
         client.removeListener('error', fail);
+        client.removeListener('close', onEarlyClose);
         resolve();
       });
-      client.once('error', fail);
+      const onEarlyClose = (): void => fail(new Error('the host closed the connection during the handshake'));
+      client.on('error', fail);
+      client.once('close', onEarlyClose);
       client.connect({
         sock: socket,
         username: target.user,
@@ -243,9 +257,6 @@ export class SshConnection {
         channel.end();
       });
       channel.on('close', () => (dead ? localSocket.destroy() : localSocket.end()));
-    });
-    client.on('error', (error: Error) => {
-      this.#lastError = error;
     });
     client.on('close', () => {
       if (this.#client !== client) return;
