@@ -158,13 +158,14 @@ describe.skipIf(unavailable !== undefined)('sessions on many Docker hosts (rig o
     // The victim's first model call is stored (its next one is then in flight: 1 s to the first token).
     await until(() => store.calls.listBySession(victim!.sessionId).length >= 1, { what: 'the victim\'s first call', timeoutMs: 120_000, everyMs: 50 });
     await sleep(300);
+    const faultAt = Date.now();
     await fault(victim!.host);
     const result = await done;
-    return { pool, result, events, victim: victim!, before };
+    return { pool, result, events, victim: victim!, before, faultAt };
   };
 
   it('a host killed mid-session: its session ends host_lost, runs again on another host and completes; the host rejoins clean', async () => {
-    const { pool, result, events, victim, before } = await withFaultMidSession('kill', (host) => host.kill());
+    const { pool, result, events, victim, before, faultAt } = await withFaultMidSession('kill', (host) => host.kill());
     expect(result.counts).toEqual({ completed: 3 });
     const sessions = store.runs.sessions(result.run.id);
     const lost = sessions.find((session) => session.id === victim.sessionId) as RunSessionRow;
@@ -174,7 +175,12 @@ describe.skipIf(unavailable !== undefined)('sessions on many Docker hosts (rig o
     // the client), and the retry's calls are its own, all answered.
     const first = store.calls.listBySession(lost.id).filter((call) => call.seq < lost.firstCallSeq);
     expect(first.filter((call) => call.status === 'ok').length).toBeGreaterThanOrEqual(1);
-    expect(store.calls.listBySession(lost.id).filter((call) => call.seq >= lost.firstCallSeq).every((call) => call.status === 'ok')).toBe(true);
+    const retry = store.calls.listBySession(lost.id).filter((call) => call.seq >= lost.firstCallSeq);
+    expect(retry.every((call) => call.status === 'ok')).toBe(true);
+    // Each call is on the attempt that made it: none of the lost attempt's (started before the kill) landed late
+    // behind the boundary as if the retry had made it.
+    expect(first.every((call) => call.startedAt < faultAt)).toBe(true);
+    expect(retry.every((call) => call.startedAt > faultAt)).toBe(true);
     expect(events.some((event) => event.type === 'host' && event.host === victim.host.name && event.state === 'down')).toBe(true);
     expectCallsAccounted(sessions, before);
     expect(await containersOn(rig.hosts.filter((host) => host !== victim.host))).toEqual([]);
