@@ -6,6 +6,8 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { hostname } from 'node:os';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCacheDir } from '../../src/config/paths.js';
 import { harnessBundlePaths } from '../../src/harness/harness-cache.js';
@@ -16,6 +18,7 @@ import { shipDirectory } from '../../src/runtime/ssh/ship-directory.js';
 import { HostKeyChangedError, HostKeyUnknownError, HostLostError } from '../../src/runtime/ssh/ssh-errors.js';
 import { createSshSandboxHost, type SshSandboxHost } from '../../src/runtime/ssh/ssh-sandbox-host.js';
 import { isCi } from '../setup/is-ci.js';
+import { POLAR_BIN } from '../helpers/spawn-serve.js';
 import { hostRigUnavailable, startHostRig, type HostRig } from '../helpers/start-host-rig.js';
 import { until } from '../helpers/until.js';
 import { TEST_IMAGE } from './docker-test-support.js';
@@ -188,6 +191,41 @@ describe.skipIf(unavailable !== undefined)('the runtime over SSH (two rig hosts)
     await until(() => host.health().state === 'down', { what: 'the host marked down', timeoutMs: 10_000 });
   });
 
+  it('polar gc --hosts removes what a dead polar process left on a host and keeps what a live one owns', async () => {
+    const host = rig.hosts[1]!;
+    const exited = execa('true');
+    await exited;
+    const dead = exited.pid as number;
+    const run = async (owner: number) => {
+      const labels = ['dev.polar.managed=true', `dev.polar.owner-pid=${owner}`, `dev.polar.owner-host=${hostname()}`, 'dev.polar.run=gc-test'];
+      const started = await host.exec(['docker', 'run', '-d', '--network', 'none', ...labels.flatMap((label) => ['--label', label]), image, 'sleep', 'infinity']);
+      expect(started.code, started.output).toBe(0);
+      return started.output.trim();
+    };
+    const orphan = await run(dead);
+    const owned = await run(process.pid);
+    await host.exec(['mkdir', '-p', `/root/.polar/run/${hostname()}-${dead}-0123456789abcdef/s1-a1-0123`]);
+    const file = rig.writeHostsFile(path.join(dir, 'gc.yaml'), [host]);
+    const gc = await execa(POLAR_BIN, ['gc', '--hosts', file], { reject: false, env: { POLAR_HOME: resolveCacheDir() } });
+    expect(gc.exitCode, gc.stderr).toBe(0);
+    expect(gc.stdout).toMatch(/host h2: removed \S+ \(owner-dead\)/);
+    expect(gc.stdout).toContain('host h2: 1 container(s) removed, 1 kept (owned by a live polar process)');
+    const left = (await host.engine().listContainers({ 'dev.polar.run': 'gc-test' })).map((container) => container.id);
+    expect(left).toEqual([owned]);
+    expect(left).not.toContain(orphan);
+    expect((await host.exec(['sh', '-c', `test -e /root/.polar/run/${hostname()}-${dead}-0123456789abcdef || echo swept`])).output).toContain('swept');
+    await host.engine().removeContainer(owned);
+    // An unreachable host: said so, exit code 4, nothing else touched.
+    await host.cutLink();
+    try {
+      const unreachable = await execa(POLAR_BIN, ['gc', '--hosts', file], { reject: false, env: { POLAR_HOME: resolveCacheDir() } });
+      expect(unreachable.exitCode).toBe(4);
+      expect(unreachable.stderr).toMatch(/host h2: not reachable, nothing removed/);
+    } finally {
+      await host.restoreLink();
+    }
+  });
+
   it('delays but loses nothing over a slow link (4 Mbit/s: 1.5 MB takes seconds, not milliseconds)', async () => {
     const host = await open(1);
     const box = await host.runtime.createContainer({ image });
@@ -197,7 +235,7 @@ describe.skipIf(unavailable !== undefined)('the runtime over SSH (two rig hosts)
       const big = await box.exec(['sh', '-c', 'head -c 1500000 /dev/urandom | base64 -w0 | head -c 1500000 | tee /tmp/sent | sha256sum; cat /tmp/sent']);
       const slowMs = Date.now() - slow;
       const [digest, body] = [big.stdout.slice(0, 64), big.stdout.slice(big.stdout.indexOf('\n') + 1)];
-      expect(body.length).toBe(1_500_000);
+      expect(body.length, `exit ${big.exitCode}: ${big.stderr}`).toBe(1_500_000);
       expect((await import('node:crypto')).createHash('sha256').update(body).digest('hex')).toBe(digest);
       // 1.5 MB at 4 Mbit/s is at least 3 s: the link really was slow.
       expect(slowMs).toBeGreaterThan(2500);

@@ -1,6 +1,7 @@
 // `polar gc --hosts <file>` / `--host ssh://…`: on each host that answers, the containers and gateway socket
 // folders polar processes of this machine left there (a server killed with -9, a session given up while its
 // host was away), as `polar gc` does on the local engine.
+import { EXIT_CODES, PolarError } from '../../errors.js';
 import { collectGarbage } from '../../runtime/collect-garbage.js';
 import { createSshSandboxHost } from '../../runtime/ssh/ssh-sandbox-host.js';
 import type { HostFlags } from '../host-options.js';
@@ -25,5 +26,13 @@ export async function gcHostsAction(flags: HostFlags & { dryRun?: boolean }): Pr
       await host.close();
     }
   }
-  if (unreachable > 0) process.exitCode = 4;
+  if (unreachable > 0) throw new HostsUnreachableError(unreachable);
+}
+
+/** Some hosts could not be reached: what they hold was left alone (run gc again when they answer). */
+class HostsUnreachableError extends PolarError {
+  override name = 'HostsUnreachableError';
+  constructor(count: number) {
+    super(`${count} host(s) could not be reached; nothing was removed there.`, 'hosts-unreachable', EXIT_CODES.dockerUnavailable, 'Run polar gc --hosts again once they answer (polar doctor --hosts says why they do not).');
+  }
 }

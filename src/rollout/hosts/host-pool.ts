@@ -8,6 +8,7 @@ import { freemem } from 'node:os';
 import { ConfigError, EXIT_CODES, PolarError } from '../../errors.js';
 import type { ContainerRuntime, EnsureImageResult } from '../../runtime/container-runtime.js';
 import { localSandboxHost, type HostCheck, type HostHealth, type HostRequirements, type SandboxHost } from '../../runtime/sandbox-host.js';
+import { HostLostError } from '../../runtime/ssh/ssh-errors.js';
 import { DEFAULT_FOOTPRINT, hostSessionCap, type HarnessFootprints } from '../admission/host-capacity.js';
 import { pullTaskImages, type TaskImages } from '../pull-task-images.js';
 import type { RolloutEvent } from '../rollout-events.js';
@@ -64,6 +65,11 @@ export interface HostPoolOptions {
   pullBackoffMs?: number;
   /** How often a waiting placement looks again when nothing was released (default 1000 ms). */
   recheckMs?: number;
+  /**
+   * A placement waiting while every host is down gives up after this long (default 10 min): the session ends
+   * `host_lost` (and is retried per --max-attempts) instead of the run waiting forever for hosts that are gone.
+   */
+  allDownTimeoutMs?: number;
 }
 
 interface HostEntry {
@@ -97,6 +103,7 @@ export class HostPool {
   readonly #entries: HostEntry[];
   readonly #listeners = new Set<(event: HostPoolEvent) => void>();
   readonly #waiters = new Set<() => void>();
+  #allDownSince: number | undefined;
   readonly #aborts = new WeakMap<AbortSignal, Set<() => void>>();
   /** Hosts a session lost an attempt on (placed elsewhere next time when it can be). */
   readonly #avoid = new Map<number, Set<string>>();
@@ -181,6 +188,7 @@ export class HostPool {
   async place(request: PlacementRequest, signal?: AbortSignal): Promise<HostLease> {
     for (;;) {
       signal?.throwIfAborted();
+      this.#giveUpWhenAllDown();
       await Promise.all(this.#entries.map((entry) => this.#refresh(entry, request)));
       // Counted and leased in one synchronous step: placements running at once see each other's leases.
       signal?.throwIfAborted();
@@ -189,6 +197,19 @@ export class HostPool {
       if (entry !== undefined) return this.#lease(entry, request);
       await this.#waitForChange(signal);
     }
+  }
+
+  /** Throws HostLostError when every host has been down for longer than allDownTimeoutMs. */
+  #giveUpWhenAllDown(): void {
+    if (this.#entries.some((entry) => this.#up(entry))) {
+      this.#allDownSince = undefined;
+      return;
+    }
+    this.#allDownSince ??= Date.now();
+    const limit = this.options.allDownTimeoutMs ?? 600_000;
+    if (Date.now() - this.#allDownSince < limit) return;
+    const why = this.#entries.map((entry) => `${entry.host.name}: ${entry.host.health().lastError ?? entry.host.health().state}`).join('; ');
+    throw new HostLostError('every host', 'place a session', `none has been up for ${Math.round(limit / 1000)} s (${why})`);
   }
 
   /** Sessions the hosts that are up hold at once now (the sum of their capacities). */

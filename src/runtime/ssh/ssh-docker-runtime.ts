@@ -4,6 +4,7 @@
 // while an operation runs — the SSH connection closed or replaced, or its engine stopped answering — turns
 // that operation into a HostLostError; containers that could not be removed then are remembered as
 // leftovers for when the host is back (removeLeftovers, `polar gc --hosts`).
+import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Docker from 'dockerode';
@@ -27,7 +28,12 @@ export interface SshDockerRuntimeOptions {
 export interface SshDockerRuntime extends ContainerRuntime {
   engineInfo(): Promise<EngineInfo>;
   listImageTags(): Promise<string[]>;
-  /** Containers this process made there and has not removed (what a rejoining host keeps). */
+  /**
+   * Label value naming this runtime instance on its containers (`dev.polar.host-client`): a rejoining host
+   * sweeps only its own instance's containers, even when one process holds several connections to a host.
+   */
+  readonly instance: string;
+  /** Containers this runtime made there and has not removed (what a rejoining host keeps). */
   liveContainers(): string[];
   /** Containers this process made there whose removal failed because the host was lost. */
   leftovers(): string[];
@@ -53,8 +59,12 @@ export function createSshDockerRuntime(connection: SshConnection, options: SshDo
   return new SshRuntime(inner, connection, options.pingTimeoutMs ?? 5000);
 }
 
+/** The label naming the runtime instance that created a container on an SSH host. */
+export const HOST_CLIENT_LABEL = 'dev.polar.host-client';
+
 class SshRuntime implements SshDockerRuntime {
   readonly endpoint: string;
+  readonly instance = randomBytes(8).toString('hex');
   readonly #leftovers = new Set<string>();
   readonly #live = new Set<string>();
 
@@ -91,7 +101,8 @@ class SshRuntime implements SshDockerRuntime {
   }
 
   async createContainer(spec: ContainerSpec): Promise<ContainerHandle> {
-    const handle = await this.guard(`create a container from ${spec.image}`, () => this.inner.createContainer(spec));
+    const labeled = { ...spec, labels: { ...spec.labels, [HOST_CLIENT_LABEL]: this.instance } };
+    const handle = await this.guard(`create a container from ${spec.image}`, () => this.inner.createContainer(labeled));
     this.#live.add(handle.id);
     return new SshContainerHandle(handle, this);
   }

@@ -8,13 +8,13 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeHostSpec, resolveIdentity, type HostSpec } from '../../config/hosts-file.js';
 import type { Env } from '../../config/paths.js';
-import { MANAGED_FILTER, readPolarLabels } from '../labels.js';
+import { MANAGED_FILTER } from '../labels.js';
 import { currentOwner, ownerLiveness } from '../owner-process.js';
 import type { ExposedSocket, HostCheck, HostFacts, HostHealth, HostRequirements, SandboxHost } from '../sandbox-host.js';
 import { checkSshHost } from './check-ssh-host.js';
 import { shellQuote, shipDirectory } from './ship-directory.js';
 import { SshConnection, type SshConnectionOptions } from './ssh-connection.js';
-import { createSshDockerRuntime, type SshDockerRuntime } from './ssh-docker-runtime.js';
+import { createSshDockerRuntime, HOST_CLIENT_LABEL, type SshDockerRuntime } from './ssh-docker-runtime.js';
 import { HostLostError } from './ssh-errors.js';
 
 export interface SshSandboxHostOptions extends SshConnectionOptions {
@@ -155,31 +155,28 @@ export class SshSandboxHost implements SandboxHost {
     this.#set({ state: 'up', lastError: null });
   }
 
-  /** This process's folder of session sockets on the host. */
+  /** This host object's folder of session sockets on the host: `<machine>-<pid>-<instance>`. */
   #runDir(): string {
     const owner = currentOwner();
-    return path.posix.join(this.workDir(), 'run', `${owner.host}-${owner.pid}`);
+    return path.posix.join(this.workDir(), 'run', `${owner.host}-${owner.pid}-${this.runtime.instance}`);
   }
 
   /**
-   * Containers this process made there and no longer tracks (their removal failed while the host was away,
+   * Containers this host object made there and no longer tracks (their removal failed while the host was away,
    * or their creation's answer was lost), and its socket folders: removed before the host takes sessions.
    */
   async #sweep(): Promise<void> {
     await this.runtime.removeLeftovers().catch(() => undefined);
     const owner = currentOwner();
     const live = new Set(this.runtime.liveContainers());
-    for (const container of await this.runtime.listContainers(MANAGED_FILTER)) {
-      const labels = readPolarLabels(container.labels);
-      if (labels?.owner?.pid === owner.pid && labels.owner.host === owner.host && labels.owner.startTicks === owner.startTicks && !live.has(container.id)) {
-        await this.runtime.removeContainer(container.id).catch(() => undefined);
-      }
+    for (const container of await this.runtime.listContainers({ ...MANAGED_FILTER, [HOST_CLIENT_LABEL]: this.runtime.instance })) {
+      if (!live.has(container.id)) await this.runtime.removeContainer(container.id).catch(() => undefined);
     }
     await this.connection.run(`rm -rf ${shellQuote(this.#runDir())}`);
     // Socket folders of polar processes on this machine that are gone (a server killed with -9).
     const listed = await this.connection.run(`ls -1 ${shellQuote(path.posix.join(this.workDir(), 'run'))} 2>/dev/null || true`);
     for (const name of listed.stdout.toString().split('\n')) {
-      const match = /^(.+)-(\d+)$/.exec(name.trim());
+      const match = /^(.+)-(\d+)-[0-9a-f]{16}$/.exec(name.trim());
       if (match === null || match[1] !== owner.host || Number(match[2]) === owner.pid) continue;
       if (ownerLiveness({ host: owner.host, pid: Number(match[2]) }) === 'dead') await this.connection.run(`rm -rf ${shellQuote(path.posix.join(this.workDir(), 'run', name.trim()))}`);
     }

@@ -105,6 +105,24 @@ describe('HostPool', () => {
     expect(() => requireAdmitted(refused)).toThrow(/No host could be admitted \(x: refused\)/);
   });
 
+  it('gives a placement up (host_lost) when every host has been down too long, and not before', async () => {
+    const host = new FakeHost('h1', 2);
+    const pool = new HostPool([host], { recheckMs: 10, allDownTimeoutMs: 150 });
+    await pool.admit({ architecture: 'x86_64' });
+    host.set({ state: 'down', lastError: 'SSH connection lost' });
+    const started = Date.now();
+    await expect(pool.place(request(1))).rejects.toThrow(/Host every host was lost while trying to place a session: none has been up for 0 s \(h1: SSH connection lost\)/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    // Back within the limit: the waiting placement gets the host.
+    const again = new FakeHost('h2', 2);
+    const patient = new HostPool([again], { recheckMs: 10, allDownTimeoutMs: 5000 });
+    await patient.admit({ architecture: 'x86_64' });
+    again.set({ state: 'down' });
+    const waiting = patient.place(request(2));
+    setTimeout(() => again.set({ state: 'up' }), 50);
+    expect((await waiting).host.name).toBe('h2');
+  });
+
   it('stops waiting for a slot when the run is stopped', async () => {
     const pool = await admitted([new FakeHost('h1', 1)]);
     await pool.place(request(1));
