@@ -315,7 +315,7 @@ class PolarClient:
         return self._transport.call("POST", "/v1/generation/resume", read_json, body=body, idempotent=False, timeout=timeout)
 
     def status(self) -> Dict[str, Any]:
-        """Generation (paused, policy version, in flight, held), queue per stage, batches, model, replicas."""
+        """Generation (paused, policy version, in flight, held), queue per stage, batches, model, replicas, hosts (per Docker host: state, slots, sessions)."""
         return self._transport.call("GET", "/v1/status", read_json, idempotent=True)
 
     def openapi(self) -> Dict[str, Any]:

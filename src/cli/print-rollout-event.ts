@@ -19,13 +19,18 @@ export function printRolloutEvent(event: RolloutEvent, options: RolloutPrintOpti
       return;
     case 'image-progress':
       // Byte-level progress lines would flood a log; layer state changes are enough.
-      if (!/Downloading|Extracting|Waiting/.test(event.status)) printLine(`pulling ${event.image}: ${event.status}`);
+      if (!/Downloading|Extracting|Waiting/.test(event.status)) printLine(`pulling ${event.image}${onHost(event.host)}: ${event.status}`);
       return;
     case 'image-ready':
-      if (event.source === 'pulled') printLine(`pulled ${event.image}`);
+      if (event.source === 'pulled') printLine(`pulled ${event.image}${onHost(event.host)}`);
       return;
     case 'image-failed':
-      printLine(`pulling ${event.image} failed (try ${event.attempt}/${event.attempts}): ${event.error}`);
+      printLine(`pulling ${event.image}${onHost(event.host)} failed (try ${event.attempt}/${event.attempts}): ${event.error}`);
+      return;
+    case 'host':
+      printLine(`host ${event.host}: ${event.state}${event.lastError !== null && event.state !== 'up' ? ` (${event.lastError})` : ''}`);
+      return;
+    case 'session-host':
       return;
     case 'run-failed':
       return;
@@ -61,4 +66,8 @@ export function printRolloutEvent(event: RolloutEvent, options: RolloutPrintOpti
       return unreachable;
     }
   }
+}
+
+function onHost(host: string | undefined): string {
+  return host === undefined ? '' : ` on ${host}`;
 }

@@ -25,3 +25,14 @@ export function resolveCalibrationsPath(env: Env = process.env): string {
 export function resolveEngineControlPath(env: Env = process.env): string {
   return path.join(resolveCacheDir(env), 'engine-control.json');
 }
+
+/** The SSH client's own files, as OpenSSH finds them: `~/.ssh/known_hosts` and the first default identity. */
+export function resolveSshDefaults(env: Env = process.env): { knownHosts: string; identities: string[] } {
+  const dir = path.join(env.HOME ?? os.homedir(), '.ssh');
+  return { knownHosts: path.join(dir, 'known_hosts'), identities: ['id_ed25519', 'id_ecdsa', 'id_rsa'].map((name) => path.join(dir, name)) };
+}
+
+/** `~/…` in a path from a config file or a flag, expanded to the user's home. */
+export function expandHome(file: string, env: Env = process.env): string {
+  return file === '~' || file.startsWith('~/') ? path.join(env.HOME ?? os.homedir(), file.slice(1)) : file;
+}

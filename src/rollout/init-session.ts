@@ -1,15 +1,18 @@
-// Stage 1 (init pool): container from the task image, workspace hygiene, gateway bridge, harness config.
+// Stage 1 (init pool): a place on a host, container from the task image, workspace hygiene, gateway bridge,
+// harness config.
 import { prepareTaskState } from '../eval/swebench/families/prepare-task-state.js';
 import { harnessBundlePaths } from '../harness/harness-cache.js';
 import { renderHarnessSession } from '../harness/render-harness-session.js';
 import type { ContainerHandle } from '../runtime/container-runtime.js';
 import { sessionLabels } from '../runtime/labels.js';
 import { startForwarder } from '../runtime/socket-bridge.js';
+import { isHostLost } from '../runtime/ssh/ssh-errors.js';
+import type { HostLease } from './hosts/host-pool.js';
 import { prepareWorkspace } from './prepare-workspace.js';
 import { SESSION_SOCKET_NAME } from './session-endpoints.js';
 import { captureTaskShellEnvironment } from './task-shell-environment.js';
 import { CONTAINER_PATHS, enterStage, type PreparedSession, type SessionEnvironment, type SessionItem } from './session-stages.js';
-import type { SessionOutcome } from '../store/run-repository.js';
+import type { SessionOutcome, SessionReason } from '../store/run-repository.js';
 import { timePhase } from './time-phase.js';
 
 const FORWARDER_PORT = 18080;
@@ -18,12 +21,15 @@ const FORWARDER_PORT = 18080;
 export async function initSession(env: SessionEnvironment, item: SessionItem): Promise<PreparedSession> {
   const prepared: PreparedSession = { ...item, timings: {}, startedAt: performance.now() };
   enterStage(env, item.session, 'init');
-  const image = await imageFailure(item);
-  if (image !== undefined) return { ...prepared, failure: image, retryable: false };
   let step: 'container_start' | 'workspace_prepare' = 'container_start';
   try {
-    const socketDir = await env.endpoints.open(item.session);
-    prepared.handle = await timePhase(env, prepared, 'create', () => createContainer(env, item, socketDir));
+    const lease = await placeSession(env, item);
+    prepared.lease = lease;
+    const image = await imageFailure(item, lease);
+    if (image !== undefined) return { ...prepared, failure: image, retryable: image.reason === 'host_lost' };
+    const socketDir = await env.endpoints.open(item.session, lease.host);
+    const bundleDir = await lease.host.stageDirectory(env.bundleHostDir);
+    prepared.handle = await timePhase(env, prepared, 'create', () => createContainer(env, item, lease, bundleDir, socketDir));
     step = 'workspace_prepare';
     const handle = prepared.handle;
     prepared.harnessSession = await timePhase(env, prepared, 'prepare', async () => {
@@ -50,31 +56,51 @@ export async function initSession(env: SessionEnvironment, item: SessionItem): P
     });
     enterStage(env, item.session, 'ready');
   } catch (error) {
+    const reason: SessionReason = isHostLost(error) || prepared.lease?.lost() === true ? 'host_lost' : step;
     prepared.failure = env.signal.aborted
       ? { status: 'cancelled', reason: 'interrupted', detail: 'the run was interrupted' }
-      : { status: 'infra_error', reason: step, detail: `could not prepare the session container: ${(error as Error).message}` };
+      : { status: 'infra_error', reason, detail: `could not prepare the session container${onHost(prepared.lease)}: ${(error as Error).message}` };
     prepared.retryable = !env.signal.aborted;
   }
   return prepared;
 }
 
-/** The task's image could not be had (its pull already retried): the session ends without a retry. */
-async function imageFailure(item: SessionItem): Promise<SessionOutcome | undefined> {
+/** Waits for a place on a host (the local engine without --hosts) and records it. */
+async function placeSession(env: SessionEnvironment, item: SessionItem): Promise<HostLease> {
+  const { session } = item;
+  const lease = await env.hosts.place({ sessionId: session.id, group: `${env.runName}/${session.taskId}`, image: item.image, harness: env.harness.name }, env.signal);
+  if (lease.host.remote) {
+    env.runs.setSessionHost(session.id, lease.host.name);
+    env.emit({ type: 'session-host', sessionId: session.id, instanceId: session.instanceId, sampleIndex: session.sampleIndex, host: lease.host.name });
+  }
+  return lease;
+}
+
+/**
+ * The task's image could not be had (its pull already retried): the session ends without a retry, unless
+ * its host was lost meanwhile. On an SSH host the image is pulled there, once per host.
+ */
+async function imageFailure(item: SessionItem, lease: HostLease): Promise<SessionOutcome | undefined> {
   try {
-    await item.imageReady;
+    await (item.imageReady ?? (lease.host.remote ? lease.ensureImage(item.image) : undefined));
     return undefined;
   } catch (error) {
-    return { status: 'infra_error', reason: 'image_unavailable', detail: `image ${item.image} is not available: ${(error as Error).message}` };
+    if (isHostLost(error) || lease.lost()) return { status: 'infra_error', reason: 'host_lost', detail: `host ${lease.host.name} was lost while pulling ${item.image}: ${(error as Error).message}` };
+    return { status: 'infra_error', reason: 'image_unavailable', detail: `image ${item.image} is not available${onHost(lease)}: ${(error as Error).message}` };
   }
 }
 
-function createContainer(env: SessionEnvironment, item: SessionItem, socketDir: string): Promise<ContainerHandle> {
-  return env.runtime.createContainer({
+function onHost(lease: HostLease | undefined): string {
+  return lease?.host.remote === true ? ` on host ${lease.host.name}` : '';
+}
+
+function createContainer(env: SessionEnvironment, item: SessionItem, lease: HostLease, bundleDir: string, socketDir: string): Promise<ContainerHandle> {
+  return lease.host.runtime.createContainer({
     image: item.image,
     name: `polar-${env.runName.replace(/[^a-zA-Z0-9_.-]/g, '-').slice(0, 40)}-s${item.session.id}-a${item.session.attempts}`,
     labels: { ...sessionLabels({ runId: env.runName, sessionId: String(item.session.id), harness: env.harness.name }), 'dev.polar.purpose': 'session' },
     binds: [
-      { hostPath: env.bundleHostDir, containerPath: CONTAINER_PATHS.harness, readOnly: true },
+      { hostPath: bundleDir, containerPath: CONTAINER_PATHS.harness, readOnly: true },
       // Only this session's own socket folder: its endpoint accepts this session's key alone.
       { hostPath: socketDir, containerPath: CONTAINER_PATHS.gateway, readOnly: true },
     ],

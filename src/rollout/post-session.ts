@@ -1,6 +1,7 @@
 // Stage 3 (post pool): the patch, the outcome, teardown. The evaluation hook (SWE-bench) runs here.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionOutcome } from '../store/run-repository.js';
+import { isHostLost } from '../runtime/ssh/ssh-errors.js';
 import { classifySessionFailure } from './classify-session-failure.js';
 import { extractPatch } from './extract-patch.js';
 import { CONTAINER_PATHS, enterStage, type RanSession, type SessionEnvironment } from './session-stages.js';
@@ -14,17 +15,22 @@ export interface PostResult {
   retryable: boolean;
 }
 
-/** Contract: never throws; always removes the container. */
+/** Contract: never throws; always removes the container (on a lost host: as soon as the host is back). */
 export async function postSession(env: SessionEnvironment, ran: RanSession): Promise<PostResult> {
   enterStage(env, ran.session, 'post');
-  let result: PostResult;
+  let result: PostResult = { outcome: { status: 'infra_error', reason: 'harness_exec', detail: 'the post stage did not decide' }, retryable: true };
   try {
     result = await decide(env, ran);
   } finally {
     const { handle } = ran;
     if (handle !== undefined) await timePhase(env, ran, 'teardown', () => handle.remove()).catch(() => undefined);
     await env.endpoints.close(ran.session).catch(() => undefined);
+    // The slot is given back; a session lost with its host is placed elsewhere next time when it can be.
+    ran.lease?.release({ lost: result.outcome.reason === 'host_lost' });
   }
+  // A call in flight when the host was lost is recorded (client_aborted) as its connection dies: it lands
+  // before a next attempt starts, so it stays with this attempt.
+  if (result.outcome.reason === 'host_lost') await settleCalls(env, ran.session.id);
   env.runs.addTimings(ran.session.id, ran.timings);
   return result;
 }
@@ -39,7 +45,8 @@ async function decide(env: SessionEnvironment, ran: RanSession): Promise<PostRes
   try {
     patch = await timePhase(env, ran, 'extract', () => extractPatch(handle, CONTAINER_PATHS.repo, ran.record.base_commit));
   } catch (error) {
-    return { outcome: { status: 'infra_error', reason: 'patch_extract', detail: `could not extract the patch: ${(error as Error).message}` }, retryable: true };
+    const reason = isHostLost(error) || ran.lease?.lost() === true ? 'host_lost' : 'patch_extract';
+    return { outcome: { status: 'infra_error', reason, detail: `could not extract the patch: ${(error as Error).message}` }, retryable: true };
   }
   const agentLog = tail(`${result.stdout}${result.stderr ? `\n--- stderr ---\n${result.stderr}` : ''}`);
   // A model call still in flight when the deadline killed the harness is recorded (client_aborted) only

@@ -33,6 +33,7 @@ import { isSimulatorSpec } from './start-rollout-upstream.js';
 import type { EngineFleet, ReplicaControlState } from '../upstream/control/engine-fleet.js';
 import { type FleetReplicaSpec, openEngineFleet } from '../upstream/control/open-engine-fleet.js';
 import type { RolloutEvent } from './rollout-events.js';
+import type { HostPool, HostStatus } from './hosts/host-pool.js';
 import { engineMetricsSettings, resumeRollout, runRollout, type RolloutContext, type RolloutOptions, type RolloutResult } from './run-rollout.js';
 
 export type EngineEvent =
@@ -76,6 +77,8 @@ export interface RolloutEngineOptions {
    * with a fake executor inject one.
    */
   captureProbe?: () => Promise<UpstreamCapture[]>;
+  /** The Docker hosts (--hosts, admitted) every batch's sessions are placed on; default the local engine. The caller closes it. */
+  hosts?: HostPool;
 }
 
 export interface SubmitResult {
@@ -101,6 +104,8 @@ export interface EngineStatus {
   control: GenerationControlState & { replicas: readonly ReplicaControlState[] | null };
   /** The default capture mode, the token-in tool format, and what each upstream offers (once preflighted). */
   capture: CaptureState;
+  /** Each Docker host: slots, sessions, images, health, last error (one entry, `local`, without --hosts). */
+  hosts: HostStatus[];
 }
 
 interface ActiveBatch {
@@ -313,7 +318,8 @@ export class RolloutEngine {
     const engine = this.options.engineStatus?.() ?? this.scheduler?.scheduler.engineMetrics.snapshot() ?? null;
     const admission = this.scheduler?.scheduler.admissionState() ?? null;
     const control = { ...this.controller.state(), replicas: this.fleetReady?.replicas ?? null };
-    return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas, engine, admission, control, capture: this.captureState() };
+    const hosts = (this.options.hosts ?? this.scheduler?.scheduler.hosts)?.status() ?? [];
+    return { batches, stages, generation: this.gate.state(), modelBusyFraction: busy, modelCallsInFlight: inFlight, replicas, engine, admission, control, capture: this.captureState(), hosts };
   }
 
   /**
@@ -392,6 +398,7 @@ export class RolloutEngine {
           ...(defaults.upstreamTimeoutSeconds !== undefined ? { upstreamTimeoutMs: defaults.upstreamTimeoutSeconds * 1000 } : {}),
           policyVersion: this.gate.policyVersion,
           engineMetrics: engineMetricsSettings(defaults),
+          ...(this.options.hosts !== undefined ? { hosts: this.options.hosts } : {}),
         });
         this.gate.attach(scheduler.gateway);
         this.scheduler = { scheduler, start: scheduler.gateway.activity() };

@@ -7,9 +7,14 @@ export type SessionPhase = 'create' | 'prepare' | 'agent' | 'extract' | 'evaluat
 
 export type RolloutEvent =
   | { type: 'run-start'; runId: number; runName: string; dbPath: string; sessions: number; harness: string; upstream: string; resumed: boolean }
-  | { type: 'image-progress'; image: string; status: string }
-  | { type: 'image-ready'; image: string; source: 'local' | 'pulled'; id: string | null }
-  | { type: 'image-failed'; image: string; attempt: number; attempts: number; error: string }
+  /** `host`: the SSH host pulling it (absent: the local engine). */
+  | { type: 'image-progress'; image: string; status: string; host?: string }
+  | { type: 'image-ready'; image: string; source: 'local' | 'pulled'; id: string | null; host?: string }
+  | { type: 'image-failed'; image: string; attempt: number; attempts: number; error: string; host?: string }
+  /** A Docker host (--hosts) changed state: lost (down), reconnecting, back (up). */
+  | { type: 'host'; host: string; state: 'up' | 'connecting' | 'down'; lastError: string | null }
+  /** A session attempt was placed on a host (--hosts). */
+  | { type: 'session-host'; sessionId: number; instanceId: string; sampleIndex: number; host: string }
   | { type: 'run-failed'; runId: number | null; runName: string; reason: string }
   | { type: 'session-stage'; sessionId: number; instanceId: string; sampleIndex: number; stage: SessionStage }
   | { type: 'session-phase'; sessionId: number; phase: SessionPhase; ms: number }

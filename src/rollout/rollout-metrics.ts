@@ -64,4 +64,17 @@ export interface RolloutMetricsEvent {
   engine?: RolloutEngineMetrics;
   /** The admission gate (absent from producers without one). */
   admission?: RolloutAdmissionMetrics;
+  /** Each Docker host (--hosts): state, sessions placed there, what it holds, images, last error. Absent on the local engine. */
+  hosts?: RolloutHostMetrics[];
+}
+
+/** One Docker host at a snapshot. */
+export interface RolloutHostMetrics {
+  name: string;
+  state: 'up' | 'connecting' | 'down';
+  sessions: number;
+  capacity: number;
+  images: number;
+  losses: number;
+  lastError: string | null;
 }

@@ -1,5 +1,6 @@
 // Stage 2 (run pool, bounded by --concurrency): the harness CLI, non-interactively, until it ends or
 // the session's deadline passes.
+import { isHostLost } from '../runtime/ssh/ssh-errors.js';
 import { readContainerUsage } from './read-container-usage.js';
 import { enterStage, type PreparedSession, type RanSession, type SessionEnvironment } from './session-stages.js';
 import { timePhase } from './time-phase.js';
@@ -26,7 +27,7 @@ export async function runAgent(env: SessionEnvironment, prepared: PreparedSessio
   } catch (error) {
     ran.failure = env.signal.aborted
       ? { status: 'cancelled', reason: 'interrupted', detail: 'the run was interrupted while the agent ran' }
-      : { status: 'infra_error', reason: 'harness_exec', detail: `running the harness failed: ${(error as Error).message}` };
+      : { status: 'infra_error', reason: isHostLost(error) || prepared.lease?.lost() === true ? 'host_lost' : 'harness_exec', detail: `running the harness failed: ${(error as Error).message}` };
     ran.retryable = !env.signal.aborted;
   }
   return ran;

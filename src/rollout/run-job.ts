@@ -10,7 +10,7 @@ import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
 import { activityBetween, type ActivitySnapshot } from '../gateway/activity-meter.js';
 import type { SessionCallSettings } from '../gateway/create-gateway.js';
 import type { LoadedHarness } from '../harness/harness-manifest.js';
-import type { EnsureImageResult } from '../runtime/container-runtime.js';
+import type { ContainerRuntime, EnsureImageResult } from '../runtime/container-runtime.js';
 import type { RunRow, RunSessionRow, RunStatus, SessionOutcome } from '../store/run-repository.js';
 import type { AdmissionState } from './admission/session-admission.js';
 import type { RunSessionSummary } from '../store/run-session-queries.js';
@@ -28,11 +28,14 @@ import { enterStage, type PreparedSession, type RanSession, type SessionEnvironm
 import { timePhase } from './time-phase.js';
 import type { EngineMetricsPoller, EngineUsageWindow } from '../upstream/metrics/engine-metrics-poller.js';
 import { runEngineMetrics } from './run-engine-metrics.js';
+import type { HostPool, HostPoolEvent } from './hosts/host-pool.js';
 import type { RolloutEngineMetrics, RolloutMetricsEvent } from './rollout-metrics.js';
 
 /** What a job needs from its scheduler. */
 export interface JobHost {
   endpoints: SessionEndpoints;
+  /** The Docker hosts the scheduler places sessions on (the local engine alone without --hosts). */
+  hosts: HostPool;
   /** The served model and context window every harness is configured with. */
   model: string;
   maxModelLen: number | null;
@@ -94,7 +97,9 @@ export class RunJob {
   readonly #host: JobHost;
   readonly #env: SessionEnvironment;
   readonly #records: Map<number, SwebenchRecord>;
-  readonly #images: TaskImages;
+  /** The run's images on the local engine (pulled up front); undefined on SSH hosts, which pull where a session lands. */
+  readonly #images: TaskImages | undefined;
+  readonly #stopHostEvents: () => void;
   readonly #started = performance.now();
   readonly #activityStart: ActivitySnapshot;
   readonly #engineWindow: EngineUsageWindow | undefined;
@@ -133,14 +138,18 @@ export class RunJob {
     this.#outstanding = pending.length;
     this.#activityStart = host.activity();
     this.#engineWindow = host.engineMetrics?.openWindow();
-    this.#images = pullTaskImages(runtime, pending.map((session) => instanceImageName(this.#record(session))), {
-      ...(options.pullConcurrency !== undefined ? { concurrency: options.pullConcurrency } : {}),
-      ...(options.retryBackoffMs !== undefined ? { backoffMs: options.retryBackoffMs } : {}),
-      signal: context.signal,
-      emit: context.emit,
-    });
+    this.#images = host.hosts.remote
+      ? undefined
+      : pullTaskImages(runtime, pending.map((session) => instanceImageName(this.#record(session))), {
+          ...(options.pullConcurrency !== undefined ? { concurrency: options.pullConcurrency } : {}),
+          ...(options.retryBackoffMs !== undefined ? { backoffMs: options.retryBackoffMs } : {}),
+          signal: context.signal,
+          emit: context.emit,
+        });
+    this.#stopHostEvents = host.hosts.on((event: HostPoolEvent) => context.emit(event));
     this.#env = {
       runtime,
+      hosts: host.hosts,
       runs: store.runs,
       runName: run.name,
       harness: bundle.harness,
@@ -187,10 +196,10 @@ export class RunJob {
       unit.ran = prepared;
       return;
     }
-    // The clean container the evaluation needs is started while the agent runs.
+    // The clean container the evaluation needs is started while the agent runs (on the session's host).
     const evalContainer =
       this.#evaluate && prepared.failure === undefined
-        ? runEvalContainer(this.#submission.context.runtime, prepared.record, { labels: { runId: this.run.name, sessionId: String(prepared.session.id) } }).catch(() => undefined)
+        ? runEvalContainer(this.#runtimeOf(unit), prepared.record, { labels: { runId: this.run.name, sessionId: String(prepared.session.id) } }).catch(() => undefined)
         : undefined;
     try {
       const ran = await runAgent(this.#env, prepared);
@@ -225,12 +234,19 @@ export class RunJob {
   /** A unit left the pools: ended, or (retry) back to the feed after its backoff. */
   left(unit: SessionUnit, how: { dropped: boolean; failure?: unknown }): void {
     this.#releaseSlot(unit);
+    // Normally given back at teardown (post-session.ts); a stage that threw leaves it here.
+    unit.prepared?.lease?.release();
     if (how.failure !== undefined) this.#failure ??= how.failure;
     if (unit.retry === true && how.failure === undefined && !how.dropped && !this.signal.aborted) {
       this.#retryLater(unit);
       return;
     }
     this.#ended();
+  }
+
+  /** The engine of the session's host (where its image is), else the local one. */
+  #runtimeOf(unit: SessionUnit): ContainerRuntime {
+    return unit.prepared?.lease?.host.runtime ?? this.#submission.context.runtime;
   }
 
   get #evaluate(): boolean {
@@ -247,7 +263,9 @@ export class RunJob {
 
   /** The metrics event, with the admission gate's state when the scheduler has one. */
   #snapshot(activity: ActivitySnapshot, engine: RolloutEngineMetrics | undefined): RolloutMetricsEvent {
-    const snapshot = this.metrics.snapshot(activity, engine);
+    const pool = this.#host.hosts;
+    const hosts = pool.remote ? { hosts: pool.status().map(({ name, state, sessions, capacity, images, losses, lastError }) => ({ name, state, sessions, capacity, images, losses, lastError })) } : {};
+    const snapshot = { ...this.metrics.snapshot(activity, engine), ...hosts };
     const state = this.#host.admission?.();
     if (state === undefined) return snapshot;
     const admission = { mode: state.mode, active: state.active, waiting: state.waiting, limit: state.limit, target: state.engine?.target ?? null, hold: state.engine?.hold ?? null, hostCap: state.hostCap };
@@ -294,7 +312,7 @@ export class RunJob {
       const session = store.runs.session(current.id) ?? current;
       const record = this.#record(session);
       const image = instanceImageName(record);
-      this.#host.submit({ job: this, item: { session, record, image, imageReady: this.#images.ready(image) }, holdsSlot: true });
+      this.#host.submit({ job: this, item: { session, record, image, ...(this.#images !== undefined ? { imageReady: this.#images.ready(image) } : {}) }, holdsSlot: true });
     } catch (error) {
       this.#failure ??= error;
       this.#ended();
@@ -341,7 +359,7 @@ export class RunJob {
       // Persisted before grading: a run killed now resumes with the evaluation only.
       store.runs.setAgentOutcome(ran.session.id, agentOutcome);
       enterStage(env, ran.session, 'post');
-      const evalEnv = { runtime, runs: store.runs, runName: this.run.name, signal: this.signal, timeoutMs: (this.#submission.options.evalTimeoutSeconds ?? 1800) * 1000 };
+      const evalEnv = { runtime: ran.lease?.host.runtime ?? runtime, runs: store.runs, runName: this.run.name, signal: this.signal, timeoutMs: (this.#submission.options.evalTimeoutSeconds ?? 1800) * 1000 };
       const evaluated = await timePhase(env, ran, 'evaluate', () => evaluateOutcome(evalEnv, ran.session, ran.record, agentOutcome, ran.evalContainer));
       store.runs.addTimings(ran.session.id, { evaluate: ran.timings.evaluate ?? 0 });
       if (evaluated.interrupted) return;
@@ -379,8 +397,10 @@ export class RunJob {
     const { store } = this.#submission.context;
     const context = this.#submission.context;
     if (this.#ticker !== undefined) clearInterval(this.#ticker);
+    this.#stopHostEvents();
     try {
-      if (this.#failure === undefined && !this.signal.aborted) store.runs.setManifest(this.run.id, withImages(store.runs.get(this.run.id)?.manifest ?? null, this.#images.resolved()));
+      const images = this.#images?.resolved() ?? this.#host.hosts.resolvedImages();
+      if (this.#failure === undefined && !this.signal.aborted) store.runs.setManifest(this.run.id, withImages(store.runs.get(this.run.id)?.manifest ?? null, images));
     } catch (error) {
       this.#failure ??= error;
     }
@@ -396,7 +416,8 @@ export class RunJob {
     const status: RunStatus = this.signal.aborted ? 'interrupted' : failure !== undefined ? 'failed' : unfinished ? 'interrupted' : 'finished';
     const reason = failure !== undefined ? (failure instanceof Error ? failure.message : String(failure)) : null;
     try {
-      const stats = { wallMs, counts, modelBusyFraction: activity.busyFraction, meanInFlight: activity.meanInFlight, modelCalls: activity.requests, ...(engineUsage !== undefined ? { engine: engineUsage } : {}) };
+      const hosts = this.#host.hosts.remote ? { hosts: this.#host.hosts.status() } : {};
+      const stats = { wallMs, counts, modelBusyFraction: activity.busyFraction, meanInFlight: activity.meanInFlight, modelCalls: activity.requests, ...(engineUsage !== undefined ? { engine: engineUsage } : {}), ...hosts };
       store.runs.finish(this.run.id, status, stats, reason);
       context.emit(this.#snapshot(activity, engine));
       if (status === 'failed') context.emit({ type: 'run-failed', runId: this.run.id, runName: this.run.name, reason: reason ?? 'unknown' });

@@ -54,6 +54,11 @@ export interface RunManifest {
   /** Image reference → registry digest (`repo@sha256:…`), else the engine's image id. */
   images: Record<string, string>;
   host: { cores: number; memoryBytes: number; dockerVersion: string | null; platform: string; node: string };
+  /**
+   * The Docker hosts sessions were placed on (--hosts): name, SSH address, engine version and architecture.
+   * Never how to log in (key paths, known_hosts): those stay in the hosts file. Absent on the local engine.
+   */
+  hosts?: { name: string; ssh: string; engineVersion: string | null; architecture: string | null; slots: number | 'measured'; labels: Record<string, string> }[];
 }
 
 /** A manifest has no null leaves (a test holds every field filled): chat capture has no tool format. */

@@ -35,6 +35,7 @@ import { SessionScheduler } from './session-scheduler.js';
 import { agentSlotsFor } from './admission/create-session-admission.js';
 import type { AdmissionMode } from './admission/session-admission.js';
 import { isSimulatorSpec } from './start-rollout-upstream.js';
+import type { HostPool } from './hosts/host-pool.js';
 
 export interface RolloutOptions {
   harness: string;
@@ -113,6 +114,11 @@ export interface RolloutContext {
   beforeSessionStart?: (session: RunSessionRow) => Promise<void>;
   /** The policy version in force when the gateway starts (recorded on calls by gateways that support it). */
   policyVersion?: number;
+  /**
+   * The Docker hosts to place sessions on (--hosts, admitted by the caller, which also closes them); default
+   * the local engine (`runtime`) alone. With `scheduler`, the scheduler's hosts are used.
+   */
+  hosts?: HostPool;
 }
 
 export interface RolloutResult {
@@ -152,11 +158,11 @@ export async function runRollout(options: RolloutOptions, context: RolloutContex
   if (context.store.runs.get(name) !== undefined) {
     throw new UsageError(`a run named "${name}" already exists in ${context.store.path}`, `Pick another --run-name, or continue it with: polar rollout --resume ${name}`);
   }
-  await context.runtime.ping();
+  await pingEngines(context);
   const sampling = options.sampling ?? DEFAULT_ROLLOUT_SAMPLING;
   return withScheduler(options, records, context, async (scheduler) => {
     const { upstream } = scheduler;
-    const manifest = await buildManifest(options, sampling, harness, upstream.profile, records.length, context.runtime, upstream.urls);
+    const manifest = await buildManifest(options, sampling, harness, upstream.profile, records.length, context.runtime, upstream.urls, scheduler.hosts);
     const run = context.store.runs.create({
       name,
       harness: harness.name,
@@ -185,12 +191,14 @@ export async function resumeRollout(runName: string, context: RolloutContext, ov
   if (run === undefined) throw new UsageError(`no run "${runName}" in ${context.store.path}`, 'List the runs with: polar runs list');
   const options = { ...(run.config as unknown as RolloutOptions), ...overrides };
   const bundle = installedHarness(options.harness, context.cacheDir);
-  await context.runtime.ping();
+  await pingEngines(context);
   const records = context.store.runs.tasks(run.id).map((task) => parseSwebenchRecord(task.record, `run ${run.name} task ${task.instanceId}`));
   return withScheduler(options, records, context, async (scheduler) => {
     context.store.runs.setOwner(run.id, process.pid, hostname());
-    // Containers of the killed process: its pid is dead, so gc removes them.
-    await collectGarbage(context.runtime);
+    // Containers of the killed process: its pid is dead, so gc removes them (on every host that answers).
+    for (const host of scheduler.hosts.hosts) {
+      if (host.health().state === 'up') await collectGarbage(host.runtime).catch(() => undefined);
+    }
     // Light summaries (no agent log, no patch): a resume of 8,000 sessions does not load their logs.
     for (const session of context.store.runs.iterateSessionSummaries(run.id)) {
       // A session a serve batch's tail cut (tail_cancelled) stays cut: the trainer was told it is not delivered.
@@ -199,6 +207,13 @@ export async function resumeRollout(runName: string, context: RolloutContext, ov
     }
     return scheduler.submit({ run: context.store.runs.get(run.id) ?? run, options, bundle, context, resumed: true, ...sharedLimit(options, context) });
   });
+}
+
+/** The engines sessions run on answer: the local one, or (--hosts) the admitted hosts (checked when admitted). */
+async function pingEngines(context: RolloutContext): Promise<void> {
+  const hosts = context.scheduler?.hosts ?? context.hosts;
+  if (hosts?.remote === true) return;
+  await context.runtime.ping();
 }
 
 /** In a shared scheduler, `concurrency` caps the run's sessions in the shared pools (its own pools are sized by it). */
@@ -235,6 +250,7 @@ async function withScheduler(
       ...(options.admission !== undefined ? { admission: options.admission } : {}),
       ...(options.upstreamTimeoutSeconds !== undefined ? { upstreamTimeoutMs: options.upstreamTimeoutSeconds * 1000 } : {}),
       ...(context.policyVersion !== undefined ? { policyVersion: context.policyVersion } : {}),
+      ...(context.hosts !== undefined ? { hosts: context.hosts } : {}),
       engineMetrics: engineMetricsSettings(options),
     });
   } catch (error) {
@@ -277,6 +293,7 @@ async function buildManifest(
   tasks: number,
   runtime: ContainerRuntime,
   urls: readonly string[],
+  hosts: HostPool,
 ): Promise<RunManifest> {
   return {
     schema: RUN_MANIFEST_VERSION,
@@ -309,8 +326,18 @@ async function buildManifest(
       limits: { ...(options.limits ?? DEFAULT_SESSION_LIMITS) },
     },
     images: {},
-    host: describeHost(runtime.engineVersion ? await runtime.engineVersion().catch(() => null) : null),
+    host: describeHost(hosts.remote ? null : runtime.engineVersion ? await runtime.engineVersion().catch(() => null) : null),
+    ...(hosts.remote ? { hosts: await describeHosts(hosts) } : {}),
   };
+}
+
+async function describeHosts(hosts: HostPool): Promise<NonNullable<RunManifest['hosts']>> {
+  return Promise.all(
+    hosts.hosts.map(async (host) => {
+      const facts = host.health().state === 'up' ? await host.facts().catch(() => undefined) : undefined;
+      return { name: host.name, ssh: host.address, engineVersion: facts?.engineVersion ?? null, architecture: facts?.architecture ?? null, slots: host.slots, labels: { ...host.labels } };
+    }),
+  );
 }
 
 function summarizeControl(control: ControlCapabilities): { offered: string[]; missing: string[] } {

@@ -23,6 +23,7 @@ import { createSessionAdmission } from './admission/create-session-admission.js'
 import { engineLoadFromSnapshot } from './admission/engine-load.js';
 import { footprintOfUsage, type HarnessFootprint, type HarnessFootprints } from './admission/host-capacity.js';
 import type { AdmissionMode, AdmissionState, SessionAdmission } from './admission/session-admission.js';
+import { HostPool } from './hosts/host-pool.js';
 
 export interface SessionSchedulerOptions {
   store: Store;
@@ -40,6 +41,8 @@ export interface SessionSchedulerOptions {
   engineMetrics?: EngineMetricsSettings;
   /** `--admission`: fixed (default; `sizes.runWorkers` agents) or engine (up to `sizes.runWorkers`, as the engine's metrics allow). */
   admission?: AdmissionMode;
+  /** The Docker hosts (--hosts, admitted); default the local engine (`runtime`) alone. The caller closes it. */
+  hosts?: HostPool;
 }
 
 /** What /v1/status and the dashboard show of admission. */
@@ -53,6 +56,8 @@ export class SessionScheduler {
   readonly upstream: PreparedRolloutUpstream;
   /** Every replica's engine metrics, polled while the scheduler lives (utilisation, queue, KV usage). */
   readonly engineMetrics: EngineMetricsPoller;
+  /** The hosts sessions are placed on. */
+  readonly hosts: HostPool;
   readonly #store: Store;
   readonly #tasks: SwebenchRecord[] | undefined;
   readonly #socketDir: string;
@@ -76,6 +81,7 @@ export class SessionScheduler {
     this.#tasks = options.tasks;
     this.upstream = upstream;
     this.engineMetrics = engineMetrics;
+    this.hosts = options.hosts ?? HostPool.local(options.runtime);
     const recorder = observeRecorder(createStoreRecorder(store, { simulated: upstream.simulated }), (record) => {
       const sampled = record.capture.tokenIds?.length ?? 0;
       this.#jobs.get(record.sessionId)?.metrics.addTokens(sampled);
@@ -96,9 +102,12 @@ export class SessionScheduler {
       concurrency: options.sizes.runWorkers,
       contextWindow: upstream.profile.maxModelLen,
       ...(this.#admissionMode === 'engine' ? { priorContexts: store.calls.recentFinalContexts({ model: upstream.profile.model }) } : {}),
+      // Many hosts: what they hold together (measured per host), not this machine's memory.
+      ...(this.hosts.remote ? { capacity: () => this.hosts.capacity() } : {}),
     });
     this.#admission = setup.admission;
     this.#footprints = setup.footprints;
+    this.hosts.useFootprints(this.#footprints);
     this.#stopPolling = engineMetrics.onPoll((snapshot) => {
       const load = engineLoadFromSnapshot(snapshot, this.gateway.generation.state().paused);
       if (load !== null) this.#admission.observe(load, performance.now());
@@ -137,6 +146,7 @@ export class SessionScheduler {
     const endpoints = createSessionEndpoints(this.gateway, this.#socketDir);
     const job = new RunJob(submission, {
       endpoints,
+      hosts: this.hosts,
       model: this.upstream.profile.model,
       maxModelLen: this.upstream.profile.maxModelLen,
       activity: () => this.gateway.activity(),
@@ -172,8 +182,9 @@ export class SessionScheduler {
   }
 
   /**
-   * A session's agent stage ended: what its context reached feeds the controller; engine mode records its
-   * container's footprint (read with the OOM counter when the agent ended) over the time the container worked.
+   * A session's agent stage ended: what its context reached feeds the controller; its container's footprint
+   * (read with the OOM counter when the agent ended) over the time the container worked is recorded for
+   * engine mode's host cap and the hosts' measured slots.
    */
   async #agentEnded(unit: SessionUnit): Promise<void> {
     const id = unit.item.session.id;
@@ -181,7 +192,7 @@ export class SessionScheduler {
     this.#contexts.delete(id);
     if (context !== undefined && unit.prepared?.failure === undefined) this.#admission.sessionEnded(context);
     const ran = unit.ran;
-    if (this.#admissionMode !== 'engine' || ran?.usage === undefined) return;
+    if ((this.#admissionMode !== 'engine' && !this.hosts.remote) || ran?.usage === undefined) return;
     const { create = 0, prepare = 0, agent = 0 } = ran.timings;
     const measured = footprintOfUsage(ran.usage, create + prepare + agent);
     if (measured !== null) this.#footprints.record(unit.job.run.harness, measured);

@@ -7,17 +7,21 @@ import type { ContainerHandle, ContainerLimits, ContainerRuntime, ExecResult } f
 import type { RunRepository, RunSessionRow, SessionOutcome, SessionStage } from '../store/run-repository.js';
 import type { RolloutEventListener } from './rollout-events.js';
 import type { SessionEndpoints } from './session-endpoints.js';
+import type { HostLease, HostPool } from './hosts/host-pool.js';
 import type { ContainerUsage } from './read-container-usage.js';
 
 /** Where things are mounted inside every session container. */
 export const CONTAINER_PATHS = { harness: '/polar/harness', gateway: '/polar/gateway', home: '/polar/home', repo: '/testbed' } as const;
 
 export interface SessionEnvironment {
+  /** The local engine (without --hosts every session runs there; `hosts` is then the local engine alone). */
   runtime: ContainerRuntime;
+  /** The Docker hosts sessions are placed on. */
+  hosts: HostPool;
   runs: RunRepository;
   runName: string;
   harness: LoadedHarness;
-  /** Host folder of the installed harness bundle. */
+  /** Local folder of the installed harness bundle (staged on each host that runs a session). */
   bundleHostDir: string;
   /** Opens each session's own gateway endpoint (a socket folder mounted only into its container). */
   endpoints: SessionEndpoints;
@@ -49,6 +53,8 @@ export interface PreparedSession extends SessionItem {
   timings: PhaseTimings;
   /** Monotonic ms when init started. */
   startedAt: number;
+  /** The session's place on a host, from init to teardown. */
+  lease?: HostLease;
   handle?: ContainerHandle;
   harnessSession?: HarnessSession;
   failure?: SessionOutcome;

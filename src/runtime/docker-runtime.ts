@@ -33,7 +33,24 @@ export function createDockerRuntime(options: DockerRuntimeOptions = {}): Contain
   return new DockerRuntime(docker, endpoint, options.registerForCleanup ?? true, options.platform);
 }
 
-class DockerRuntime implements ContainerRuntime {
+/** What an engine says about itself (`docker info`), for host admission. */
+export interface EngineInfo {
+  id: string;
+  name: string;
+  version: string;
+  /** `x86_64`, `aarch64`, … as the engine reports it. */
+  architecture: string;
+  cores: number;
+  memoryBytes: number;
+  rootDir: string;
+}
+
+/** The runtime over an already-made client (a remote engine's, ssh/ssh-docker-runtime.ts). */
+export function createDockerRuntimeWith(docker: Docker, endpoint: EngineEndpoint, options: Omit<DockerRuntimeOptions, 'socketPath'> = {}): DockerRuntime {
+  return new DockerRuntime(docker, endpoint, options.registerForCleanup ?? true, options.platform);
+}
+
+export class DockerRuntime implements ContainerRuntime {
   readonly endpoint: string;
   /** This process's owner labels, read once (hostname and /proc/self/stat do not change). */
   private owner: Record<string, string> | undefined;
@@ -71,6 +88,24 @@ class DockerRuntime implements ContainerRuntime {
       return (await this.docker.version()).Version;
     } catch (error) {
       throw wrapEngineError(error, 'read the engine version', this.endpoint);
+    }
+  }
+
+  async engineInfo(): Promise<EngineInfo> {
+    try {
+      const info = (await this.docker.info()) as { ID: string; Name: string; ServerVersion: string; Architecture: string; NCPU: number; MemTotal: number; DockerRootDir: string };
+      return { id: info.ID, name: info.Name, version: info.ServerVersion, architecture: info.Architecture, cores: info.NCPU, memoryBytes: info.MemTotal, rootDir: info.DockerRootDir };
+    } catch (error) {
+      throw wrapEngineError(error, 'read the engine information', this.endpoint);
+    }
+  }
+
+  /** Every tagged image the engine holds (`repo:tag`). */
+  async listImageTags(): Promise<string[]> {
+    try {
+      return (await this.docker.listImages()).flatMap((image) => image.RepoTags ?? []).filter((tag) => tag !== '<none>:<none>');
+    } catch (error) {
+      throw wrapEngineError(error, 'list images', this.endpoint);
     }
   }
 
@@ -178,10 +213,12 @@ class DockerRuntime implements ContainerRuntime {
   /** The engine socket must never be reachable from inside a container. */
   private refuseEngineSocket(spec: ContainerSpec): void {
     const socketPaths = new Set(['/var/run/docker.sock', '/run/docker.sock']);
-    if (this.engine.kind === 'unix') socketPaths.add(this.engine.socketPath);
-    for (const path of [...socketPaths]) socketPaths.add(resolveReal(path));
+    if (this.engine.kind === 'unix' || this.engine.kind === 'over-ssh') socketPaths.add(this.engine.socketPath);
+    // A remote host's paths cannot be resolved here: they are compared as written.
+    const resolve = this.engine.kind === 'over-ssh' ? (path: string) => path : resolveReal;
+    for (const path of [...socketPaths]) socketPaths.add(resolve(path));
     for (const bind of spec.binds ?? []) {
-      const host = resolveReal(bind.hostPath);
+      const host = resolve(bind.hostPath);
       const exposes = [...socketPaths].some((socket) => socket === host || socket.startsWith(`${host.replace(/\/+$/, '')}/`) || host === '/');
       if (exposes || /(^|\/)docker\.sock$/.test(host)) {
         throw new UnsafeContainerSpecError(
@@ -198,5 +235,14 @@ function resolveReal(path: string): string {
     return realpathSync(path);
   } catch {
     return path;
+  }
+}
+
+/** The local engine's id (`docker info`), or null when no local engine answers. */
+export async function localEngineId(): Promise<string | null> {
+  try {
+    return (await (createDockerRuntime({ registerForCleanup: false }) as DockerRuntime).engineInfo()).id;
+  } catch {
+    return null;
   }
 }

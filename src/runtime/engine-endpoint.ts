@@ -4,10 +4,12 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-/** A Unix socket or a TCP address (http/https/ssh) of the engine. */
+/** A Unix socket or a TCP address (http/https/ssh) of the engine, or a socket on a host reached over SSH. */
 export type EngineEndpoint =
   | { kind: 'unix'; socketPath: string }
-  | { kind: 'tcp'; protocol: 'http' | 'https' | 'ssh'; host: string; port: number };
+  | { kind: 'tcp'; protocol: 'http' | 'https' | 'ssh'; host: string; port: number }
+  /** The engine's socket on a host polar reaches over its own SSH connection (ssh/ssh-docker-runtime.ts). */
+  | { kind: 'over-ssh'; url: string; socketPath: string };
 
 /** Resolves the endpoint: an explicit socket path wins, then DOCKER_HOST, then the default sockets. */
 export function resolveEngineEndpoint(socketPath?: string, env: NodeJS.ProcessEnv = process.env): EngineEndpoint {
@@ -23,7 +25,9 @@ export function resolveEngineEndpoint(socketPath?: string, env: NodeJS.ProcessEn
 
 /** Human-readable form for messages, e.g. `unix:///var/run/docker.sock`. */
 export function describeEndpoint(endpoint: EngineEndpoint): string {
-  return endpoint.kind === 'unix' ? `unix://${endpoint.socketPath}` : `${endpoint.protocol === 'http' ? 'tcp' : endpoint.protocol}://${endpoint.host}:${endpoint.port}`;
+  if (endpoint.kind === 'unix') return `unix://${endpoint.socketPath}`;
+  if (endpoint.kind === 'over-ssh') return `${endpoint.url} (socket ${endpoint.socketPath})`;
+  return `${endpoint.protocol === 'http' ? 'tcp' : endpoint.protocol}://${endpoint.host}:${endpoint.port}`;
 }
 
 function defaultSocketPath(): string {

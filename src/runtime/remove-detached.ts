@@ -18,14 +18,14 @@ for (const id of ids) {
 
 /**
  * Starts a detached Node process that force-removes the containers, then returns at once.
- * Works for Unix-socket and plain-HTTP engines; does nothing for TLS/SSH ones (use `polar gc`).
+ * Works for Unix-socket and plain-HTTP engines; does nothing for TLS/SSH ones (use `polar gc`, `polar gc --hosts`).
  * Never throws.
  */
 export function removeContainersDetached(endpoint: EngineEndpoint, ids: readonly string[]): void {
   if (ids.length === 0) return;
   let where: Record<string, string | number>;
   if (endpoint.kind === 'unix') where = { socketPath: endpoint.socketPath };
-  else if (endpoint.protocol === 'http') where = { host: endpoint.host, port: endpoint.port };
+  else if (endpoint.kind === 'tcp' && endpoint.protocol === 'http') where = { host: endpoint.host, port: endpoint.port };
   else return;
   try {
     const child = spawn(process.execPath, ['-e', HELPER, JSON.stringify(where), ...ids], { detached: true, stdio: 'ignore' });

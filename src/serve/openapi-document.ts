@@ -257,7 +257,7 @@ export const OPENAPI_DOCUMENT = {
     },
     '/v1/status': {
       get: {
-        summary: 'Queue depth per stage, batches, generation (pause, version, staleness), model busy fraction, engine metrics (per replica and total: running, waiting, KV usage, token rates, preemptions, effective utilisation and its ceiling), replicas, control (engine pause mode, sleep, per replica control state and features), capture (default mode, token-in tool format, per upstream whether token_in and chat capture are available)',
+        summary: 'Queue depth per stage, batches, generation (pause, version, staleness), model busy fraction, engine metrics (per replica and total: running, waiting, KV usage, token rates, preemptions, effective utilisation and its ceiling), replicas, control (engine pause mode, sleep, per replica control state and features), capture (default mode, token-in tool format, per upstream whether token_in and chat capture are available), hosts (per Docker host: state, last error, slots, capacity, sessions, images, labels)',
         description:
           'capture: {default: token_in | chat (the mode of a batch that names none), tool_format: hermes | qwen3_coder | null (what token-in output is parsed with; null until known), upstreams: [{url, engine, token_in: {available, reason, hint}, chat: {available, reason, hint}}]}; available is null (engine null) until a preflight found it: the first batch that needs it preflights the upstream, once.',
         responses: {

@@ -7,6 +7,7 @@ import type { EngineEvent, RolloutEngine } from '../rollout/rollout-engine.js';
 import type { BatchRow } from '../store/batch-repository.js';
 import type { Store } from '../store/open-store.js';
 import { describeBatch } from './describe-batch.js';
+import { hostsStatusJson } from './hosts-status-json.js';
 import { admissionStatusJson } from './admission-status-json.js';
 import { engineStatusJson } from './engine-status-json.js';
 import { prepareGroups, selectGroups, writeGroups } from './export-groups.js';
@@ -162,6 +163,7 @@ export function createServeApp(options: ServeAppOptions): Hono {
       replicas: status.replicas,
       control: describeControl(status.control),
       capture: captureStatusJson(status.capture),
+      hosts: hostsStatusJson(status.hosts),
     });
   });
   return app;

@@ -284,6 +284,14 @@ CREATE TABLE engine_control_log (
 ALTER TABLE batches ADD COLUMN tail_decision TEXT;
 `,
   },
+  {
+    name: 'the Docker host a session attempt runs on',
+    sql: `
+-- The name (from --hosts) of the SSH host the session's current attempt was placed on; NULL on the local engine.
+-- A name only: how the host is reached (address, key) is configuration, never stored.
+ALTER TABLE sessions ADD COLUMN host TEXT;
+`,
+  },
 ];
 
 /** The user_version a fully migrated database has. */

@@ -52,6 +52,8 @@ export type SessionReason =
   | 'patch_extract'
   /** infra_error: the task's image could not be pulled (after retries). */
   | 'image_unavailable'
+  /** infra_error: the Docker host the session ran on (--hosts) was lost: SSH cut, host down, engine gone. */
+  | 'host_lost'
   /** eval_error: the evaluation could not grade the patch. */
   | 'eval_failed'
   /** cancelled: the run was interrupted (Ctrl-C, SIGTERM). */
@@ -105,6 +107,8 @@ export interface RunSessionRow {
   attempts: number;
   /** Calls with a lower seq belong to earlier attempts (kept, not trainable). */
   firstCallSeq: number;
+  /** The SSH host (--hosts) the current attempt was placed on; null on the local engine. */
+  host: string | null;
   patch: string | null;
   exitCode: number | null;
   timings: Record<string, number>;
@@ -162,6 +166,8 @@ export interface RunRepository extends RunSessionQueries {
   setStage(sessionId: number, stage: SessionStage): void;
   /** Adds one attempt (an infrastructure retry or a resume restart). */
   addAttempt(sessionId: number): void;
+  /** Records the SSH host the session's current attempt was placed on. */
+  setSessionHost(sessionId: number, host: string): void;
   /** Merges phase timings (ms) into the session's timings. */
   addTimings(sessionId: number, timings: Record<string, number>): void;
   /** Stores what the agent stage decided (patch included) before the evaluation runs. */
@@ -221,6 +227,7 @@ interface SessionDbRow {
   agent_outcome: string | null;
   attempts: number;
   first_call_seq: number;
+  host: string | null;
   patch: string | null;
   exit_code: number | null;
   timings: string | null;
@@ -271,6 +278,7 @@ function toSession(row: SessionDbRow): RunSessionRow {
     agentOutcome: (parseJsonObject(row.agent_outcome, `session ${row.id} agent outcome`) as SessionOutcome | null),
     attempts: row.attempts,
     firstCallSeq: row.first_call_seq,
+    host: row.host,
     patch: row.patch,
     exitCode: row.exit_code,
     timings: parseJsonObject<Record<string, number>>(row.timings, `session ${row.id} timings`) ?? {},
@@ -288,7 +296,7 @@ function toSession(row: SessionDbRow): RunSessionRow {
 
 const SESSION_SELECT = `
   SELECT s.id, s.key, s.run_id, s.task_id, t.instance_id, s.sample_index, s.simulated, s.stage, s.status,
-    s.status_reason, s.status_detail, s.agent_outcome, s.attempts, s.first_call_seq, s.patch, s.exit_code, s.timings, s.agent_log, s.reward, s.evaluation, s.updated_at,
+    s.status_reason, s.status_detail, s.agent_outcome, s.attempts, s.first_call_seq, s.host, s.patch, s.exit_code, s.timings, s.agent_log, s.reward, s.evaluation, s.updated_at,
     ${SESSION_CALL_TOTALS}
   FROM sessions s JOIN tasks t ON t.id = s.task_id`;
 
@@ -318,6 +326,7 @@ export function createRunRepository(db: Database.Database): RunRepository {
   const updateStats = db.prepare<[string, number]>('UPDATE runs SET stats = ? WHERE id = ?');
   const updateStage = db.prepare<[string, number, number]>('UPDATE sessions SET stage = ?, updated_at = ? WHERE id = ?');
   const updateAttempts = db.prepare<[number, number]>('UPDATE sessions SET attempts = attempts + 1, updated_at = ? WHERE id = ?');
+  const updateHost = db.prepare<[string, number, number]>('UPDATE sessions SET host = ?, updated_at = ? WHERE id = ?');
   const timingsOf = db.prepare<[number], { timings: string | null }>('SELECT timings FROM sessions WHERE id = ?');
   const updateTimings = db.prepare<[string, number, number]>('UPDATE sessions SET timings = ?, updated_at = ? WHERE id = ?');
   const updateFinishedSession = db.prepare<[string, string | null, string | null, string | null, number | null, string | null, number, number]>(
@@ -409,6 +418,9 @@ export function createRunRepository(db: Database.Database): RunRepository {
     },
     addAttempt(sessionId) {
       mustUpdate(updateAttempts.run(now(), sessionId).changes, `session ${sessionId}`);
+    },
+    setSessionHost(sessionId, host) {
+      mustUpdate(updateHost.run(host, now(), sessionId).changes, `session ${sessionId}`);
     },
     addTimings(sessionId, timings) {
       const row = timingsOf.get(sessionId);

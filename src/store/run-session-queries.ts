@@ -77,7 +77,7 @@ const TRAILING_SPACE = 'char(32, 9, 10, 13)';
 
 const SUMMARY_SELECT = `
   SELECT s.id, s.key, s.run_id, s.task_id, t.instance_id, s.sample_index, s.simulated, s.stage, s.status,
-    s.status_reason, s.status_detail, s.agent_outcome IS NOT NULL AS has_agent_outcome, json_extract(s.agent_outcome, '$.status') AS agent_outcome_status, s.attempts, s.first_call_seq,
+    s.status_reason, s.status_detail, s.agent_outcome IS NOT NULL AS has_agent_outcome, json_extract(s.agent_outcome, '$.status') AS agent_outcome_status, s.attempts, s.first_call_seq, s.host,
     CASE WHEN s.patch IS NULL THEN NULL ELSE length(CAST(s.patch AS BLOB)) END AS patch_bytes,
     CASE WHEN s.patch IS NULL THEN NULL WHEN s.patch = '' THEN 0
       ELSE length(rtrim(s.patch, ${TRAILING_SPACE})) - length(replace(rtrim(s.patch, ${TRAILING_SPACE}), char(10), '')) + 1 END AS patch_lines,
@@ -101,6 +101,7 @@ interface SummaryDbRow {
   agent_outcome_status: string | null;
   attempts: number;
   first_call_seq: number;
+  host: string | null;
   patch_bytes: number | null;
   patch_lines: number | null;
   exit_code: number | null;
@@ -132,6 +133,7 @@ function toSummary(row: SummaryDbRow): RunSessionSummary {
     agentOutcomeStatus: row.agent_outcome_status as SessionStatus | null,
     attempts: row.attempts,
     firstCallSeq: row.first_call_seq,
+    host: row.host,
     patchBytes: row.patch_bytes,
     patchLines: row.patch_lines,
     exitCode: row.exit_code,

@@ -87,12 +87,20 @@ export interface RunVersion {
   runStatus: string;
 }
 
+/** Sessions of a run on one Docker host (--hosts), by status (a retried session counts on its last host). */
+export interface HostSessionCounts {
+  host: string;
+  statusCounts: Record<string, number>;
+}
+
 export interface ViewRunQueries {
   listRuns(): RunSummary[];
   getRun(nameOrId: string): RunSummary | undefined;
   sessionPage(runId: number, query: SessionPageQuery): { total: number; rows: SessionListRow[] };
   groupMembers(runId: number): GroupMember[];
   failures(runId: number): FailureGroup[];
+  /** Per Docker host, the run's sessions by status; empty for runs on the local engine (or databases before hosts). */
+  hostSessions(runId: number): HostSessionCounts[];
   version(runId: number): RunVersion | undefined;
 }
 
@@ -142,6 +150,9 @@ export function createViewRunQueries(db: Database.Database): ViewRunQueries {
     `SELECT s.status AS status, ${reasonColumn} AS reason, COUNT(*) AS n, GROUP_CONCAT(s.id) AS ids FROM sessions s
      WHERE s.run_id = ? AND s.status IS NOT NULL AND s.status != 'completed' GROUP BY 1, 2 ORDER BY n DESC`,
   );
+  const hostsOf = sessionColumns.has('host')
+    ? db.prepare<[number], { host: string; status: string | null; n: number }>(`SELECT host, status, COUNT(*) AS n FROM sessions WHERE run_id = ? AND host IS NOT NULL GROUP BY host, status ORDER BY host`)
+    : undefined;
   const versionOf = db.prepare<[number], { sessions: number; last_update: number | null; done: number }>(
     `SELECT COUNT(*) AS sessions, MAX(updated_at) AS last_update, SUM(stage = 'done') AS done FROM sessions WHERE run_id = ?`,
   );
@@ -239,6 +250,11 @@ export function createViewRunQueries(db: Database.Database): ViewRunQueries {
         status: row.status,
         reward: row.reward,
       })),
+    hostSessions: (runId) => {
+      const byHost = new Map<string, Record<string, number>>();
+      for (const row of hostsOf?.all(runId) ?? []) byHost.set(row.host, { ...byHost.get(row.host), [row.status ?? 'running']: row.n });
+      return [...byHost].map(([host, statusCounts]) => ({ host, statusCounts }));
+    },
     failures: (runId) =>
       failuresOf.all(runId).map((row) => ({ status: row.status, reason: row.reason, count: row.n, sessionIds: row.ids.split(',').slice(0, 8).map(Number) })),
     version(runId) {

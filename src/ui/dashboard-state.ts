@@ -80,11 +80,15 @@ export function reduceDashboard(state: DashboardState, event: DashboardEvent): D
       };
     }
     case 'image-progress':
-      return { ...state, image: { image: event.image, status: event.status } };
+      return { ...state, image: { image: event.image, status: `${event.status}${onHost(event.host)}` } };
     case 'image-ready':
-      return { ...state, image: { image: event.image, status: event.source === 'pulled' ? 'pulled' : 'present' } };
+      return { ...state, image: { image: event.image, status: `${event.source === 'pulled' ? 'pulled' : 'present'}${onHost(event.host)}` } };
     case 'image-failed':
-      return { ...state, image: { image: event.image, status: `failed (${event.attempt}/${event.attempts}): ${event.error}` } };
+      return { ...state, image: { image: event.image, status: `failed (${event.attempt}/${event.attempts})${onHost(event.host)}: ${event.error}` } };
+    // Hosts are shown from the metrics snapshots (`metrics.hosts`), which carry their slots and sessions.
+    case 'host':
+    case 'session-host':
+      return state;
     case 'run-failed':
       return state;
     case 'session-stage':
@@ -119,6 +123,10 @@ export function reduceDashboard(state: DashboardState, event: DashboardEvent): D
       return unreachable;
     }
   }
+}
+
+function onHost(host: string | undefined): string {
+  return host === undefined ? '' : ` on ${host}`;
 }
 
 /** Sessions that reached `done`, for the progress bar. */

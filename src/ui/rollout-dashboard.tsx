@@ -4,6 +4,7 @@ import { DashboardAdmission } from './dashboard-admission.js';
 import { DashboardEngine } from './dashboard-engine.js';
 import { DashboardFailures } from './dashboard-failures.js';
 import { DashboardHeader } from './dashboard-header.js';
+import { DashboardHosts } from './dashboard-hosts.js';
 import { DashboardProgress } from './dashboard-progress.js';
 import type { DashboardState } from './dashboard-state.js';
 import { DashboardThroughput } from './dashboard-throughput.js';
@@ -27,6 +28,7 @@ export function RolloutDashboard({ state, width = DEFAULT_DASHBOARD_WIDTH }: Rol
           <DashboardThroughput metrics={state.metrics} finished={state.finished !== null} />
           <DashboardEngine engine={state.metrics?.engine} />
           <DashboardAdmission admission={state.metrics?.admission} />
+          <DashboardHosts hosts={state.metrics?.hosts} />
           <DashboardFailures failures={state.recentFailures} />
         </>
       )}

@@ -26,6 +26,7 @@ export function registerViewPages(app: Hono, context: ViewContext): void {
         groups: computeRunGroups(run.name, context.view.runs.groupMembers(run.id)),
         groupPage,
         failures: context.view.runs.failures(run.id),
+        hostSessions: context.view.runs.hostSessions(run.id),
         version: context.versionOf(run.id),
         now: context.now(),
       }),

@@ -1,5 +1,5 @@
 // A run: facts, sessions by status, failures by reason, GRPO groups, and one page of sessions with a stage timeline.
-import type { FailureGroup, RunSummary, SessionListRow, SessionPageQuery } from '../store/view-run-queries.js';
+import type { FailureGroup, HostSessionCounts, RunSummary, SessionListRow, SessionPageQuery } from '../store/view-run-queries.js';
 import type { RunGroup } from './compute-run-groups.js';
 import { formatMs, formatNumber, formatPercent, formatTime } from './format-view-value.js';
 import { html, type Html } from './html.js';
@@ -18,6 +18,8 @@ export interface RunPageInput {
   groups: readonly RunGroup[];
   groupPage: number;
   failures: readonly FailureGroup[];
+  /** Sessions per Docker host (--hosts); empty on the local engine. */
+  hostSessions: readonly HostSessionCounts[];
   version: string;
   now: number;
 }
@@ -63,6 +65,42 @@ ${failures.map(
 <td class="reason">${failure.reason ?? html`<span class="muted">no reason recorded</span>`}</td><td data-sort="${failure.count}">${failure.count}</td>
 <td>${failure.sessionIds.map((id) => html`<a href="/sessions/${id}">#${id}</a> `)}</td></tr>`,
 )}</tbody></table>`;
+}
+
+interface HostFacts {
+  name: string;
+  ssh?: string;
+  slots?: number | string | null;
+  engineVersion?: string | null;
+  architecture?: string | null;
+  state?: string;
+  capacity?: number | null;
+  images?: number;
+  losses?: number;
+  lastError?: string | null;
+}
+
+/**
+ * The Docker hosts of a run with --hosts: what the manifest recorded (address, engine, slots), what the run's
+ * end saw (state, losses, last error, images, capacity), and its sessions there by status.
+ */
+function renderHosts(run: RunSummary, hostSessions: readonly HostSessionCounts[]): Html | '' {
+  const manifest = listOf((run.manifest as { hosts?: unknown } | null)?.hosts);
+  const ended = listOf(run.stats?.hosts);
+  const names = [...new Set([...manifest.map((host) => host.name), ...ended.map((host) => host.name), ...hostSessions.map((host) => host.host)])];
+  if (names.length === 0) return '';
+  return html`<h2>Hosts</h2><table class="grid sortable" id="hosts" data-testid="hosts-table"><thead><tr><th><button>host</button></th><th>address</th><th>engine</th><th><button>slots</button></th><th><button>state at the end</button></th><th><button>losses</button></th><th>last error</th><th><button>images</button></th><th>sessions</th></tr></thead><tbody>
+${names.map((name) => {
+  const facts = { ...manifest.find((host) => host.name === name), ...ended.find((host) => host.name === name) } as HostFacts;
+  const counts = hostSessions.find((host) => host.host === name)?.statusCounts ?? {};
+  return html`<tr data-host="${name}"><td>${name}</td><td class="small">${facts.ssh ?? ''}</td><td class="small">${[facts.engineVersion, facts.architecture].filter(Boolean).join(' ')}</td>
+<td>${facts.slots ?? ''}</td><td>${facts.state === undefined ? '' : html`<span class="pill st-${facts.state === 'up' ? 'completed' : 'infra_error'}">${facts.state}</span>`}</td><td data-sort="${facts.losses ?? 0}">${facts.losses ?? ''}</td>
+<td class="reason small">${facts.lastError ?? ''}</td><td>${facts.images ?? ''}</td><td>${renderStatusCounts(counts)}</td></tr>`;
+})}</tbody></table>`;
+}
+
+function listOf(value: unknown): HostFacts[] {
+  return Array.isArray(value) ? (value.filter((item) => typeof item === 'object' && item !== null && typeof (item as { name?: unknown }).name === 'string') as HostFacts[]) : [];
 }
 
 function renderGroups(input: RunPageInput): Html {
@@ -118,6 +156,7 @@ export function renderRunPage(input: RunPageInput): string {
 ${renderFacts(run)}
 <h2>Sessions by status</h2><p data-testid="status-counts">${renderStatusCounts(run.statusCounts)}</p>
 <h2>Failures by reason</h2>${renderFailures(run, input.failures)}
+${renderHosts(run, input.hostSessions)}
 <h2>GRPO groups</h2>${renderGroups(input)}
 <h2>Sessions</h2>${renderSessions(input)}</div>`;
   return renderPage({ title: `Run ${run.name}`, crumbs: [[run.name, null]], body });

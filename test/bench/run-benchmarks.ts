@@ -7,6 +7,7 @@ import { gatewayOverhead } from './gateway-overhead.js';
 import { gpuCalibration } from './gpu-calibration.js';
 import { gpuDocker } from './gpu-docker.js';
 import { gpuScheduler } from './gpu-scheduler.js';
+import { hostsScaling } from './hosts-scaling.js';
 import { machineInfo } from './machine-info.js';
 import { mergeRatio } from './merge-ratio.js';
 import { pipelineDocker } from './pipeline-docker.js';
@@ -39,6 +40,7 @@ const BENCHMARKS: Benchmark[] = [
   gpuCalibration,
   gpuScheduler,
   gpuDocker,
+  hostsScaling,
 ];
 
 process.once('exit', releaseAll);

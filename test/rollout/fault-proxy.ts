@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPolicy } from '../../src/sim/create-policy.js';
-import { startSimServer, type SimServer } from '../../src/sim/sim-server.js';
+import { startSimServer, type SimServer, type SimServerOptions } from '../../src/sim/sim-server.js';
 
 /** `strip-token-ids` removes prompt and completion ids; `strip-completion-ids` only the sampled ids. */
 export type Fault = 'pass' | 'http-503' | 'drop' | 'hang' | 'strip-token-ids' | 'strip-completion-ids' | 'other-model';
@@ -13,6 +13,8 @@ export interface FaultProxy {
   url: string;
   /** Session calls seen so far (preflight probes are not counted). */
   sessionCalls(): number;
+  /** Session calls the upstream answered 200 to the end (passed through). */
+  completedCalls(): number;
   close(): Promise<void>;
 }
 
@@ -20,11 +22,12 @@ export interface FaultProxy {
  * `decide(n)` picks the fault of the n-th session call (1-based, across attempts). A call is a session
  * call when its body contains `marker` (text of the task's problem statement).
  */
-export async function startFaultProxy(policySpec: string, marker: string, decide: (n: number) => Fault): Promise<FaultProxy> {
-  const sim: SimServer = await startSimServer({ policy: createPolicy(policySpec) });
+export async function startFaultProxy(policySpec: string, marker: string, decide: (n: number) => Fault, simOptions: Omit<SimServerOptions, 'policy'> = {}): Promise<FaultProxy> {
+  const sim: SimServer = await startSimServer({ ...simOptions, policy: createPolicy(policySpec) });
   const target = new URL(sim.url);
   const held: http.ServerResponse[] = [];
   let calls = 0;
+  let completed = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -50,6 +53,7 @@ export async function startFaultProxy(policySpec: string, marker: string, decide
           if (fault === 'pass') {
             res.writeHead(answer.statusCode ?? 502, answer.headers);
             answer.pipe(res);
+            if (body.includes(marker) && answer.statusCode === 200) answer.on('end', () => (completed += 1));
             return;
           }
           const parts: Buffer[] = [];
@@ -72,6 +76,7 @@ export async function startFaultProxy(policySpec: string, marker: string, decide
   return {
     url: `http://127.0.0.1:${port}${target.pathname.replace(/\/$/, '')}`,
     sessionCalls: () => calls,
+    completedCalls: () => completed,
     close: async () => {
       for (const res of held) res.destroy();
       server.closeAllConnections();

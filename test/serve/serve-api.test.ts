@@ -1,5 +1,7 @@
 // HTTP contract of `polar serve`: every endpoint, with the real engine, store and hono server on a real
 // socket; only batch execution is Docker-free (fake-batch-executor.ts).
+import { FakeHost } from '../rollout/hosts/fake-sandbox-host.js';
+import { HostPool } from '../../src/rollout/hosts/host-pool.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +35,21 @@ async function start(options: TestServeOptions & { dir?: string } = {}): Promise
 const submitBody = () => ({ harness: 'pi', tasks: fixtureRows(), samples: 2, sampling: { temperature: 1 }, policy_version: 0 });
 
 describe('polar serve HTTP API', () => {
+  it('shows each Docker host in /v1/status: state, last error, slots, capacity, sessions, images, labels', async () => {
+    const [up, down] = [new FakeHost('gpu-a', 4), new FakeHost('gpu-b', 'measured')];
+    const pool = new HostPool([up, down]);
+    await pool.admit({ architecture: 'x86_64' });
+    const lease = await pool.place({ sessionId: 1, group: 'g', image: 'img:1', harness: 'pi' });
+    await lease.ensureImage('img:1');
+    down.set({ state: 'down', losses: 1, lastError: 'SSH connection lost: Keepalive timeout' });
+    const h = await start({ hosts: pool });
+    const status = (await h.call('GET', '/v1/status')).json;
+    expect(status.hosts).toEqual([
+      { name: 'gpu-a', address: 'ssh://root@gpu-a:22', state: 'up', last_error: null, since: new Date(0).toISOString(), losses: 0, slots: 4, capacity: 4, sessions: 1, images: 1, labels: {} },
+      { name: 'gpu-b', address: 'ssh://root@gpu-b:22', state: 'down', last_error: 'SSH connection lost: Keepalive timeout', since: new Date(0).toISOString(), losses: 1, slots: 'measured', capacity: 12, sessions: 0, images: 0, labels: {} },
+    ]);
+  });
+
   it('refuses a missing or wrong bearer token with 401 JSON, and serves /openapi.json without one', async () => {
     const h = await start();
     for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: `Basic ${TOKEN}` }] as Record<string, string>[]) {
@@ -241,7 +258,9 @@ describe('polar serve HTTP API', () => {
     await poller.pollNow();
     const h = await start({ engineStatus: () => poller.snapshot() });
     const status = (await h.call('GET', '/v1/status')).json;
-    expect(Object.keys(status)).toEqual(['generation', 'queue', 'batches', 'model', 'engine', 'admission', 'replicas', 'control', 'capture']);
+    expect(Object.keys(status)).toEqual(['generation', 'queue', 'batches', 'model', 'engine', 'admission', 'replicas', 'control', 'capture', 'hosts']);
+    // No shared scheduler with a test executor: no host to show yet.
+    expect(status.hosts).toEqual([]);
     const figures = ['running', 'waiting', 'kv_usage', 'kv_capacity_tokens', 'prompt_tokens_per_second', 'generation_tokens_per_second', 'processed_tokens_per_second', 'preemptions', 'preemptions_per_second', 'effective_utilisation', 'effective_utilisation_recent', 'utilisation_unknown'];
     expect(Object.keys(status.engine)).toEqual(['interval_ms', 'total', 'replicas']);
     expect(Object.keys(status.engine.total)).toEqual([...figures, 'ceiling_tokens_per_second', 'replicas_reporting']);

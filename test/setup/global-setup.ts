@@ -1,7 +1,8 @@
 // Global set-up of the docker project: makes the README's `npm test` pass on a fresh machine by installing,
 // once, what the Docker and end-to-end tests need and is missing: a Docker engine, the offline test base
-// image, every harness bundle in harnesses/, Debian's chromium (browser tests) and Debian's Python with
-// venv, pip, setuptools and mypy (the tests of python/). One line per step, with
+// image, every harness bundle in harnesses/, Debian's chromium (browser tests), Debian's Python with
+// venv, pip, setuptools and mypy (the tests of python/), and Debian's openssh-server and docker-registry (the
+// multi-host tests' rig of hosts: test/helpers/start-host-rig.ts). One line per step, with
 // its time. When a step fails: in CI the run fails; elsewhere the reason is printed and the tests that need
 // the missing part skip (no engine, no image) or fail with their own message.
 import { spawn } from 'node:child_process';
@@ -31,6 +32,7 @@ export default async function setup(_project: TestProject): Promise<void> {
     await step('harness bundles', ensureHarnessBundles);
   }
   await step('chromium (browser tests)', ensureChromium);
+  await step('sshd + registry (hosts)', ensureHostRigPackages);
   await step('Debian Python (python/)', async () => ensureDebianPython());
 }
 
@@ -71,15 +73,39 @@ async function ensureHarnessBundles(): Promise<StepResult> {
 
 async function ensureChromium(): Promise<StepResult> {
   if (existsSync(CHROMIUM_PATH)) return `${CHROMIUM_PATH} present`;
-  const env = { DEBIAN_FRONTEND: 'noninteractive' };
-  const args = ['install', '-y', '--no-install-recommends', 'chromium'];
+  const installed = await aptInstall(['chromium']);
+  if (installed.code === 0 && existsSync(CHROMIUM_PATH)) return `installed Debian's chromium at ${CHROMIUM_PATH}`;
+  return { skip: `apt-get install chromium failed:\n${tail(installed.output)}` };
+}
+
+/** The multi-host rig's real sshd and registry (test/helpers/start-host-rig.ts); their services are never started. */
+async function ensureHostRigPackages(): Promise<StepResult> {
+  const wanted = [
+    ['openssh-server', '/usr/sbin/sshd'],
+    ['docker-registry', '/usr/bin/docker-registry'],
+  ] as const;
+  const missing = wanted.filter(([, file]) => !existsSync(file)).map(([pkg]) => pkg);
+  if (missing.length === 0) return `${wanted.map(([, file]) => file).join(', ')} present`;
+  const installed = await aptInstall(missing);
+  const still = wanted.filter(([, file]) => !existsSync(file)).map(([pkg]) => pkg);
+  if (installed.code === 0 && still.length === 0) return `installed Debian's ${missing.join(', ')}`;
+  return { skip: `apt-get install ${missing.join(' ')} failed:\n${tail(installed.output)}` };
+}
+
+/**
+ * apt-get install from Debian's mirror (an update first when the lists are stale). POLICYRCD points
+ * invoke-rc.d at a policy that forbids starting services: installing sshd must not start one on port 22.
+ */
+async function aptInstall(packages: readonly string[]): Promise<{ code: number; output: string }> {
+  const policy = path.join(ROOT, '.ci/no-services-policy-rc.sh');
+  const env = { DEBIAN_FRONTEND: 'noninteractive', POLICYRCD: policy };
+  const args = ['install', '-y', '--no-install-recommends', ...packages];
   let installed = await run('apt-get', args, env);
   if (installed.code !== 0) {
     await run('apt-get', ['update'], env);
     installed = await run('apt-get', args, env);
   }
-  if (installed.code === 0 && existsSync(CHROMIUM_PATH)) return `installed Debian's chromium at ${CHROMIUM_PATH}`;
-  return { skip: `apt-get install chromium failed:\n${tail(installed.output)}` };
+  return installed;
 }
 
 /** Runs one step and prints its line. Returns whether it succeeded; throws in CI when it did not. */

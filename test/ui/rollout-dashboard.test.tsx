@@ -36,6 +36,21 @@ const finished = reduceAll([
 ]);
 
 describe('RolloutDashboard frames', () => {
+  it('with --hosts: a line per host (lost host in its state, with its last error), image pulls on their host', () => {
+    const hosts = [
+      { name: 'h1', state: 'up' as const, sessions: 2, capacity: 3, images: 1, losses: 0, lastError: null },
+      { name: 'h2', state: 'down' as const, sessions: 0, capacity: 3, images: 1, losses: 1, lastError: 'SSH connection lost: Keepalive timeout' },
+    ];
+    const frame = frameOf(reduceAll([runStart(6), metrics({ stageCounts: { queued: 4, init: 0, ready: 0, running: 2, post: 0, done: 0 }, hosts })]), 100);
+    expect(frame.split('\n').filter((line) => line.startsWith('host '))).toEqual([
+      'host h1        up         2/3 sessions, 1 image',
+      'host h2        down       0/3 sessions, 1 image, lost 1x - SSH connection lost: Keepalive timeout',
+    ]);
+    expect(frameOf(reduceAll([runStart(6), metrics({ stageCounts: { queued: 6, init: 0, ready: 0, running: 0, post: 0, done: 0 } })]), 100)).not.toContain('host ');
+    const pulling = reduceAll([{ type: 'image-progress', image: 'reg:5000/task', status: 'Pull complete', host: 'h2' }]);
+    expect(frameOf(pulling, 100)).toContain('image reg:5000/task: Pull complete on h2');
+  });
+
   it('before the run starts: says so, with the image being pulled', () => {
     expect(frameOf(createDashboardState())).toBe('polar rollout: starting');
     const pulling = reduceAll([{ type: 'image-progress', image: 'swebench/sweb.eval.x86_64.django_1776_django-11099', status: '4f4fb700ef54 Downloading' }]);

@@ -119,6 +119,27 @@ describe('polar view app', () => {
     expect(detail.failures).toEqual([{ status: 'infra_error', reason: null, count: 1, sessionIds: [seeded.sessions[2]!.sessionId] }]);
   });
 
+  it('shows a run\'s Docker hosts: address and engine from the manifest, state, losses and last error at its end, sessions there by status', async () => {
+    expect((await get('/runs/view-run')).text).not.toContain('data-testid="hosts-table"');
+    const [a, b, c] = seeded.sessions;
+    writer.runs.setSessionHost(a!.sessionId, 'gpu-a');
+    writer.runs.setSessionHost(b!.sessionId, 'gpu-b');
+    writer.runs.setSessionHost(c!.sessionId, 'gpu-b');
+    writer.runs.setManifest(seeded.runId, { hosts: [{ name: 'gpu-a', ssh: 'ssh://polar@10.0.0.2:22', engineVersion: '20.10.24', architecture: 'x86_64', slots: 4 }, { name: 'gpu-b', ssh: 'ssh://polar@10.0.0.3:22', engineVersion: '20.10.24', architecture: 'x86_64', slots: 'measured' }] });
+    writer.runs.finish(seeded.runId, 'finished', { wallMs: 5000, hosts: [{ name: 'gpu-a', state: 'up', losses: 0, lastError: null, images: 1 }, { name: 'gpu-b', state: 'down', losses: 2, lastError: 'SSH connection lost: Keepalive timeout', images: 1 }] });
+    const page = (await get('/runs/view-run')).text;
+    expect(page).toContain('data-testid="hosts-table"');
+    const row = (name: string) => page.slice(page.indexOf(`data-host="${name}"`), page.indexOf('</tr>', page.indexOf(`data-host="${name}"`)));
+    expect(row('gpu-a')).toContain('ssh://polar@10.0.0.2:22');
+    expect(row('gpu-a')).toContain('20.10.24 x86_64');
+    expect(row('gpu-a')).toContain('completed 1');
+    expect(row('gpu-b')).toContain('measured');
+    expect(row('gpu-b')).toContain('>down<');
+    expect(row('gpu-b')).toContain('SSH connection lost: Keepalive timeout');
+    expect(row('gpu-b')).toContain('completed 1');
+    expect(row('gpu-b')).toContain('infra_error 1');
+  });
+
   it('sorts, filters and paginates sessions on the server', async () => {
     const completed = await json<{ total: number; rows: { status: string }[] }>('/api/runs/view-run/sessions?status=completed');
     expect(completed.total).toBe(2);

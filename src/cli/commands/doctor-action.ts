@@ -7,11 +7,25 @@ import { samplingFlagsOf } from '../sampling-options.js';
 import type { DoctorOptions } from './doctor.js';
 import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
 import { parseControlFeatures } from '../parse-control-features.js';
+import { UsageError } from '../../errors.js';
+import { doctorHostsAction } from './doctor-hosts-action.js';
 
 export async function doctorAction(options: DoctorOptions): Promise<void> {
+  const withHosts = options.hosts !== undefined || (options.host?.length ?? 0) > 0;
+  if (options.upstream === undefined && !withHosts) {
+    throw new UsageError('polar doctor needs --upstream (a model server) or --hosts/--host (Docker hosts)', 'e.g. polar doctor --upstream http://127.0.0.1:8000/v1, or polar doctor --hosts hosts.yaml');
+  }
+  if (withHosts) {
+    await doctorHostsAction(options);
+    if (options.upstream === undefined) return;
+  }
+  await doctorUpstream(options, options.upstream as string);
+}
+
+async function doctorUpstream(options: DoctorOptions, upstreamSpec: string): Promise<void> {
   const sampling = resolveSamplingPolicy(samplingFlagsOf(options), DEFAULT_ROLLOUT_SAMPLING);
   const engine = parseEngineFlag(options.engine);
-  const upstream = await startRolloutUpstream(options.upstream, []);
+  const upstream = await startRolloutUpstream(upstreamSpec, []);
   try {
     const profile = await inspectUpstream({
       upstreamUrl: upstream.url,

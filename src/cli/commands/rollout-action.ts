@@ -27,6 +27,7 @@ import { resolveUpstreamSpecs } from '../upstream-specs.js';
 import { storedEngineUsage } from '../stored-engine-usage.js';
 import { briefEngineUsage, formatEngineUsage } from '../../ui/format-engine.js';
 import { formatCount, formatDuration } from '../../ui/format-number.js';
+import { openHostPool } from '../open-host-pool.js';
 
 export async function rolloutAction(flags: RolloutFlags): Promise<void> {
   if (flags.resume === undefined && (flags.harness === undefined || flags.dataset === undefined)) {
@@ -43,6 +44,13 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
   const engine = parseEngineFlag(flags.engine);
   const sampling = resolveSamplingPolicy(samplingFlagsOf(flags), DEFAULT_ROLLOUT_SAMPLING);
   const store = openStore(resolveDbPath(flags.db));
+  let hosts;
+  try {
+    hosts = await openHostPool(flags, flags.platform !== undefined ? { platform: flags.platform } : {});
+  } catch (error) {
+    store.close();
+    throw error;
+  }
   const dashboard = !flags.json && process.stdout.isTTY ? mountDashboard() : undefined;
   const verbose = flags.verbose === true;
   const print = flags.json ? (event: RolloutEvent) => printLine(JSON.stringify(event)) : (dashboard?.push ?? ((event: RolloutEvent) => printRolloutEvent(event, { verbose })));
@@ -52,10 +60,12 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
   if (flags.readyBuffer !== undefined) pipeline.readyBuffer = flags.readyBuffer;
   try {
     const result = await withSignalCleanup((signal) => {
-      const context = { runtime: createDockerRuntime(flags.platform === undefined ? {} : { platform: flags.platform }), store, cacheDir: resolveCacheDir(), signal, emit: print };
+      const context = { runtime: createDockerRuntime(flags.platform === undefined ? {} : { platform: flags.platform }), store, cacheDir: resolveCacheDir(), signal, emit: print, ...(hosts !== undefined ? { hosts } : {}) };
+      // Many hosts and no --concurrency: as many agents as the hosts hold together.
+      const concurrency = flags.concurrency ?? (hosts !== undefined && flags.admission !== 'engine' ? hosts.capacity() : undefined);
       if (flags.resume !== undefined) {
         const overrides = {
-          ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
+          ...(concurrency === undefined ? {} : { concurrency }),
           ...(flags.admission === undefined ? {} : { admission: flags.admission }),
           ...(flags.gpuPeakTokensPerSecond === undefined ? {} : { gpuPeakTokensPerSecond: flags.gpuPeakTokensPerSecond }),
         };
@@ -84,7 +94,7 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
           samples: flags.samples,
           timeoutSeconds: flags.timeout,
           limit: flags.limit,
-          concurrency: flags.concurrency,
+          concurrency,
           ...(flags.admission !== undefined ? { admission: flags.admission } : {}),
           pipeline,
           evaluate: flags.eval,
@@ -104,6 +114,7 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
     }
   } finally {
     await dashboard?.close();
+    await hosts?.close();
     store.close();
   }
 }

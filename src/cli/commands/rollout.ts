@@ -6,9 +6,10 @@ import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../
 import { addSamplingOptions, type SamplingOptionValues } from '../sampling-options.js';
 import { addTaskSetOptions, type TaskSetFlags } from '../task-set-options.js';
 import { parseIntegerOption, parsePositiveNumberOption, parseSecondsOption } from '../parse-number-option.js';
+import { addHostOptions, type HostFlags } from '../host-options.js';
 import { collectUpstream, ENGINE_FLAG_HELP, GPU_PEAK_FLAG_HELP, PREFLIGHT_TIMEOUT_FLAG_HELP, TOKEN_IN_FLAG_HELP, TOOL_FORMAT_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 
-export interface RolloutFlags extends ContainerLimitFlags, TaskSetFlags, SamplingOptionValues {
+export interface RolloutFlags extends ContainerLimitFlags, TaskSetFlags, SamplingOptionValues, HostFlags {
   harness?: string;
   dataset?: string;
   resume?: string;
@@ -76,6 +77,7 @@ export function registerRolloutCommand(program: Command): void {
     .option('--cpus <n>', 'CPUs per session container (default 2)', parseCpus)
     .option('--memory <size>', 'memory per session container, e.g. 4g or 512m (default 4g)', parseMemory)
     .option('--pids-limit <n>', 'processes per session container (default 4096)', parsePids);
+  addHostOptions(command);
   addSamplingOptions(command, 'temperature 1, top_p 1, top_k off, min_p 0: on-policy GRPO');
   addTaskSetOptions(command)
     .action(async (flags: RolloutFlags) => (await import('./rollout-action.js')).rolloutAction(flags));

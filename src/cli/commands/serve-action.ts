@@ -12,6 +12,7 @@ import { printServeEvent } from '../print-serve-event.js';
 import { resolveUpstreamSpecs } from '../upstream-specs.js';
 import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
 import { waitForShutdown } from '../wait-for-shutdown.js';
+import { openHostPool } from '../open-host-pool.js';
 import type { ServeFlags } from './serve.js';
 import { DEFAULT_ROLLOUT_SAMPLING, resolveSamplingPolicy } from '../../config/sampling-policy.js';
 import { samplingFlagsOf } from '../sampling-options.js';
@@ -27,6 +28,10 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
   // flag, else the simulator's; else the server's parser). The format applies to every token_in batch.
   const sampling = resolveSamplingPolicy(samplingFlagsOf(flags), DEFAULT_ROLLOUT_SAMPLING);
   const toolFormat = resolveToolFormat(flags.toolFormat, upstreams[0]);
+  // --host is the listen address, or (ssh://…) a Docker host: both may be given.
+  const listen = (flags.host ?? []).filter((value) => !value.startsWith('ssh://'));
+  if (listen.length > 1) throw new UsageError(`--host names ${listen.length} listen addresses (${listen.join(', ')})`, 'Give one address to listen on; Docker hosts are written ssh://user@host[:port].');
+  const hosts = await openHostPool({ ...(flags.hosts !== undefined ? { hosts: flags.hosts } : {}), host: (flags.host ?? []).filter((value) => value.startsWith('ssh://')) });
   const dbPath = resolveDbPath(flags.db);
   const store = openStore(dbPath);
   const limits = containerLimitsFromFlags(flags);
@@ -44,7 +49,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     ...(flags.maxTokensCap !== undefined ? { maxTokensCap: flags.maxTokensCap } : {}),
     ...(flags.upstreamTimeout !== undefined ? { upstreamTimeoutSeconds: flags.upstreamTimeout } : {}),
     ...(flags.gpuPeakTokensPerSecond !== undefined ? { gpuPeakTokensPerSecond: flags.gpuPeakTokensPerSecond } : {}),
-    ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+    ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : hosts !== undefined && flags.admission !== 'engine' ? { concurrency: hosts.capacity() } : {}),
     ...(flags.admission !== undefined ? { admission: flags.admission } : {}),
     ...(flags.maxAttempts !== undefined ? { maxAttempts: flags.maxAttempts } : {}),
     ...(limits !== undefined ? { limits: { ...DEFAULT_SESSION_LIMITS, ...limits } } : {}),
@@ -60,14 +65,18 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
       maxBatches: flags.maxBatches,
       ...(flags.maxStaleness !== undefined ? { maxStaleness: flags.maxStaleness } : {}),
       ...(flags.policyVersion !== undefined ? { policyVersion: flags.policyVersion } : {}),
-      host: flags.host,
+      host: listen[0] ?? '127.0.0.1',
       port: flags.port,
+      ...(hosts !== undefined ? { hosts } : {}),
       maxBodyBytes: flags.maxBodyBytes,
       ...((flags.token ?? process.env.POLAR_SERVE_TOKEN) ? { token: flags.token ?? process.env.POLAR_SERVE_TOKEN } : {}),
     });
     if (running.generatedToken) printError(`polar serve token (send as Authorization: Bearer <token>): ${running.token}`);
     if (flags.json) running.engine.on((event) => printLine(JSON.stringify(event)));
     else if (flags.verbose) running.engine.on(printServeEvent);
+    hosts?.on((event) => {
+      if (event.type === 'host') printError(`host ${event.host}: ${event.state}${event.state !== 'up' && event.lastError !== null ? ` (${event.lastError})` : ''}`);
+    });
     printLine(`polar serve listening at ${running.url} (upstream ${upstreams.join(', ')}; capture ${running.engine.defaultCapture} unless a batch asks; db ${dbPath}; API at ${running.url}/openapi.json)`);
     try {
       await waitForShutdown();
@@ -75,6 +84,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
       await running.close();
     }
   } finally {
+    await hosts?.close();
     store.close();
   }
 }

@@ -5,6 +5,7 @@ import type { AdmissionMode } from '../../rollout/admission/session-admission.js
 import { ADMISSION_FLAG_HELP, parseAdmissionMode } from '../admission-option.js';
 import { type ContainerLimitFlags, parseCpus, parseMemory, parsePids } from '../container-limit-options.js';
 import { parseIntegerOption, parsePortOption, parsePositiveNumberOption, parseSecondsOption } from '../parse-number-option.js';
+import { collectHost, HOSTS_FILE_HELP } from '../host-options.js';
 import { addSamplingOptions, type SamplingOptionValues } from '../sampling-options.js';
 import { collectUpstream, ENGINE_FLAG_HELP, GPU_PEAK_FLAG_HELP, PREFLIGHT_TIMEOUT_FLAG_HELP, TOOL_FORMAT_FLAG_HELP, UPSTREAM_FLAG_HELP, UPSTREAMS_FILE_HELP } from '../upstream-specs.js';
 
@@ -13,7 +14,9 @@ const SERVE_TOKEN_IN_HELP =
   'batches capture in token-in mode unless they send "capture": "chat" (calls continuing a lineage go upstream as its exact tokens: one row per lineage); without it batches capture the chat way unless they send "capture": "token_in"';
 
 export interface ServeFlags extends ContainerLimitFlags, SamplingOptionValues {
-  host: string;
+  /** The listen address and/or `ssh://` Docker hosts (see serveAction). */
+  host?: string[];
+  hosts?: string;
   port: number;
   upstream?: string[];
   upstreamsFile?: string;
@@ -45,7 +48,8 @@ export function registerServeCommand(program: Command): void {
   const command = program
     .command('serve')
     .description('Serve rollouts over HTTP to a trainer: batches in, completed groups out as export rows; pause/resume around weight syncs')
-    .option('--host <host>', 'address to listen on (loopback by default)', '127.0.0.1')
+    .option('--host <host>', 'address to listen on (loopback by default); or ssh://user@host[:port]: a Docker host to run sessions on, reached over SSH (repeatable)', collectHost)
+    .option('--hosts <file>', HOSTS_FILE_HELP)
     .option('--port <n>', 'port to listen on (0 = any free port)', parsePortOption(), 8080)
     .option('--upstream <url>', UPSTREAM_FLAG_HELP, collectUpstream)
     .option('--upstreams-file <file>', UPSTREAMS_FILE_HELP)

@@ -20,6 +20,8 @@ export interface AdmissionSettings {
   priorContexts?: readonly number[];
   /** The host now (default: os.freemem(), os.availableParallelism()). */
   host?: () => HostResources;
+  /** Sessions the machines running containers hold now, replacing the cap from `host` (many hosts: their sum). */
+  capacity?: () => number;
 }
 
 export interface SessionAdmissionSetup {
@@ -49,7 +51,8 @@ export function createSessionAdmission(settings: AdmissionSettings): SessionAdmi
   const host = settings.host ?? hostNow;
   const agentSlots = agentSlotsFor('engine', settings.concurrency, host);
   let admission: EngineSessionAdmission;
-  const hostCap = (): number => Math.min(agentSlots, hostSessionCap(host(), footprints.largest(), admission.active).sessions);
+  const capacity = settings.capacity;
+  const hostCap = (): number => Math.min(agentSlots, capacity !== undefined ? capacity() : hostSessionCap(host(), footprints.largest(), admission.active).sessions);
   admission = new EngineSessionAdmission(new EngineAdmission({ contextWindow: settings.contextWindow, ...(settings.priorContexts !== undefined ? { priorContexts: settings.priorContexts } : {}) }), hostCap);
   return { agentSlots, admission, footprints };
 }
