@@ -16,6 +16,7 @@ export const guides: SidebarItem[] = [
   { text: 'Evaluation', link: '/guide/evaluation' },
   { text: 'Serving rollouts to a trainer', link: '/guide/serving' },
   { text: 'Engines and weight sync', link: '/guide/engines' },
+  { text: 'Past one box: many Docker hosts', link: '/guide/multi-host' },
   { text: 'Sampling and logprobs', link: '/guide/sampling' },
   { text: 'The gateway on its own', link: '/guide/gateway' },
   { text: 'The viewer', link: '/guide/viewer' },
@@ -42,6 +43,7 @@ export const concepts: SidebarItem[] = [
   { text: 'Effective GPU utilisation', link: '/concepts/gpu-utilisation' },
   { text: 'The simulator and its GPU model', link: '/concepts/simulator' },
   { text: 'Threat model', link: '/concepts/threat-model' },
+  { text: 'Kubernetes (design)', link: '/concepts/kubernetes' },
 ];
 
 export const reference: SidebarItem[] = [
