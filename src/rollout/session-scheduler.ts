@@ -6,6 +6,7 @@
 import { rmSync } from 'node:fs';
 import { observeRecorder } from '../capture/observe-recorder.js';
 import { createGateway, type Gateway } from '../gateway/create-gateway.js';
+import { normaliseUrl } from '../gateway/replica-pool.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
 import { createStoreRecorder } from '../store/create-store-recorder.js';
@@ -20,7 +21,7 @@ import type { RolloutResult } from './run-rollout.js';
 import { createSessionEndpoints } from './session-endpoints.js';
 import { type PoolDepths, StagePools } from './stage-pools.js';
 import { createSessionAdmission } from './admission/create-session-admission.js';
-import { engineLoadFromSnapshot } from './admission/engine-load.js';
+import { engineLoadsFromSnapshot } from './admission/engine-load.js';
 import { footprintOfUsage, type HarnessFootprint, type HarnessFootprints } from './admission/host-capacity.js';
 import type { AdmissionMode, AdmissionState, SessionAdmission } from './admission/session-admission.js';
 
@@ -95,19 +96,25 @@ export class SessionScheduler {
       mode: this.#admissionMode,
       concurrency: options.sizes.runWorkers,
       contextWindow: upstream.profile.maxModelLen,
+      replicas: upstream.urls.map(normaliseUrl),
       ...(this.#admissionMode === 'engine' ? { priorContexts: store.calls.recentFinalContexts({ model: upstream.profile.model }) } : {}),
     });
     this.#admission = setup.admission;
     this.#footprints = setup.footprints;
     this.#stopPolling = engineMetrics.onPoll((snapshot) => {
-      const load = engineLoadFromSnapshot(snapshot, this.gateway.generation.state().paused);
-      if (load !== null) this.#admission.observe(load, performance.now());
+      const loads = engineLoadsFromSnapshot(snapshot, this.gateway.generation.state().paused);
+      // Keyed as the admission's replicas are (the gateway's normalised URLs).
+      if (loads.size > 0) this.#admission.observe(new Map([...loads].map(([url, load]) => [normaliseUrl(url), load])), performance.now());
     });
     this.#pools = new StagePools<SessionUnit>(
       options.sizes,
       {
         init: (unit) => unit.job.init(unit),
-        run: (unit) => unit.job.runAgent(unit),
+        run: (unit, place) => {
+          // Engine admission over several replicas placed the session on one: its calls go there.
+          if (place?.replica != null) this.gateway.pinSession(unit.item.session.id, place.replica);
+          return unit.job.runAgent(unit);
+        },
         post: (unit) => unit.job.post(unit),
         dropped: (unit) => unit.job.stopped(),
         left: (unit, how) => unit.job.left(unit, how),

@@ -7,7 +7,7 @@ import { admissionStatusJson } from '../../src/serve/admission-status-json.js';
 describe('admissionStatusJson', () => {
   it('engine mode: target, its source, the gate, the typical context, scale, duty cycle, the last reading, footprints', async () => {
     const admission = new EngineSessionAdmission(new EngineAdmission({ contextWindow: 20_000 }), () => 6);
-    const release = await admission.acquire();
+    const { release } = await admission.acquire();
     admission.observe({ running: 1, waiting: 0, kvUsage: 0.93, kvCapacityTokens: 200_000, preemptions: 2, maxNumSeqs: null, paused: false }, 0);
     const json = admissionStatusJson({ ...admission.state(), footprints: { pi: { peakMemoryBytes: 300e6, meanCpuCores: 0.2, samples: 3 } } });
     expect(json).toEqual({

@@ -1,7 +1,8 @@
 // `--admission fixed|engine` as a gate for the stage pools: how many agent workers the pools get and the gate
 // in front of them. fixed: --concurrency agents (default 4), as before. engine: the pools get --concurrency
 // workers (default: what the host holds, by the harness footprint known so far), and the engine-driven
-// controller decides how many of them run an agent, never more than the host's cap at that moment.
+// controller decides how many of them run an agent, never more than the host's cap at that moment; with several
+// engine replicas, one controller per replica (each its own KV cache, queue and preemptions).
 import { availableParallelism, freemem } from 'node:os';
 import { EngineAdmission } from './engine-admission.js';
 import { DEFAULT_FOOTPRINT, HarnessFootprints, hostSessionCap, type HostResources } from './host-capacity.js';
@@ -20,6 +21,8 @@ export interface AdmissionSettings {
   priorContexts?: readonly number[];
   /** The host now (default: os.freemem(), os.availableParallelism()). */
   host?: () => HostResources;
+  /** The engine replicas (their URLs as the gateway names them): engine mode runs a controller per replica (default: one). */
+  replicas?: readonly string[];
 }
 
 export interface SessionAdmissionSetup {
@@ -50,6 +53,11 @@ export function createSessionAdmission(settings: AdmissionSettings): SessionAdmi
   const agentSlots = agentSlotsFor('engine', settings.concurrency, host);
   let admission: EngineSessionAdmission;
   const hostCap = (): number => Math.min(agentSlots, hostSessionCap(host(), footprints.largest(), admission.active).sessions);
-  admission = new EngineSessionAdmission(new EngineAdmission({ contextWindow: settings.contextWindow, ...(settings.priorContexts !== undefined ? { priorContexts: settings.priorContexts } : {}) }), hostCap);
+  const controller = (): EngineAdmission => new EngineAdmission({ contextWindow: settings.contextWindow, ...(settings.priorContexts !== undefined ? { priorContexts: settings.priorContexts } : {}) });
+  const replicas = settings.replicas ?? ['engine'];
+  admission = new EngineSessionAdmission(
+    replicas.map((replica) => ({ replica, controller: controller() })),
+    hostCap,
+  );
   return { agentSlots, admission, footprints };
 }

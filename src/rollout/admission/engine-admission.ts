@@ -46,8 +46,8 @@ export type AdmissionHold = 'waiting' | 'preempted' | 'kv-high';
 export interface EngineAdmissionState {
   /** Sessions the engine can serve at once. */
   target: number;
-  /** Where the target comes from. */
-  targetSource: 'kv-cache' | 'max-num-seqs' | 'initial';
+  /** Where the target comes from ('mixed': a fleet whose replicas' targets come from different places). */
+  targetSource: 'kv-cache' | 'max-num-seqs' | 'initial' | 'mixed';
   /** Null while the gate is open. */
   hold: AdmissionHold | null;
   /**

@@ -14,7 +14,7 @@ const calm: EngineLoad = { running: 0, waiting: 0, kvUsage: 0, kvCapacityTokens:
 /** Acquires `count` places in order; returns the releases granted so far (by index) as they come. */
 function queue(admission: SessionAdmission, count: number): (() => void)[] {
   const granted: (() => void)[] = [];
-  for (let i = 0; i < count; i++) void admission.acquire().then((release) => (granted[i] = release));
+  for (let i = 0; i < count; i++) void admission.acquire().then((place) => (granted[i] = place.release));
   return granted;
 }
 
@@ -36,7 +36,7 @@ describe('FixedAdmission', () => {
 
   it('a waiter whose signal aborts leaves the queue with the signal\'s reason', async () => {
     const admission = new FixedAdmission(1);
-    const first = await admission.acquire();
+    const { release: first } = await admission.acquire();
     const controller = new AbortController();
     const waiting = admission.acquire(controller.signal);
     controller.abort(new Error('session cancelled'));
@@ -93,7 +93,7 @@ async function runAgents(admission: SessionAdmission, sessions: number, warmUp: 
   };
   poll();
   const agent = async (): Promise<void> => {
-    const release = await admission.acquire();
+    const { release } = await admission.acquire();
     let prompt = fresh(1_500);
     for (let call = 0; call < 9; call++) {
       const output = fresh(200);
