@@ -23,7 +23,8 @@ import { type PoolDepths, StagePools } from './stage-pools.js';
 import { createSessionAdmission } from './admission/create-session-admission.js';
 import { engineLoadsFromSnapshot } from './admission/engine-load.js';
 import { footprintOfUsage, type HarnessFootprint, type HarnessFootprints } from './admission/host-capacity.js';
-import type { AdmissionMode, AdmissionState, SessionAdmission } from './admission/session-admission.js';
+import type { AdmissionMode, AdmissionPlace, AdmissionState, SessionAdmission } from './admission/session-admission.js';
+import { HeldContext } from './admission/session-contexts.js';
 
 export interface SessionSchedulerOptions {
   store: Store;
@@ -65,8 +66,10 @@ export class SessionScheduler {
   readonly #admission: SessionAdmission;
   readonly #admissionMode: AdmissionMode;
   readonly #footprints: HarnessFootprints;
-  /** Each session's last call: prompt + sampled tokens (what its context reached). */
-  readonly #contexts = new Map<number, number>();
+  /** Each session's calls folded into what its context held and reached (engine admission's estimate and guard). */
+  readonly #contexts = new Map<number, HeldContext>();
+  /** Each session's place in the admission gate while its agent runs (told the context it holds after each call). */
+  readonly #places = new Map<number, AdmissionPlace>();
   readonly #stopPolling: () => void;
   #closed = false;
 
@@ -80,7 +83,10 @@ export class SessionScheduler {
     const recorder = observeRecorder(createStoreRecorder(store, { simulated: upstream.simulated }), (record) => {
       const sampled = record.capture.tokenIds?.length ?? 0;
       this.#jobs.get(record.sessionId)?.metrics.addTokens(sampled);
-      this.#contexts.set(record.sessionId, (record.capture.promptTokenIds?.length ?? record.capture.promptTokens ?? 0) + sampled);
+      let context = this.#contexts.get(record.sessionId);
+      if (context === undefined) this.#contexts.set(record.sessionId, (context = new HeldContext()));
+      context.add(record.capture.promptTokenIds?.length ?? record.capture.promptTokens ?? 0, sampled);
+      this.#places.get(record.sessionId)?.holding(context.current);
     });
     this.gateway = createGateway({
       upstreamUrls: upstream.urls,
@@ -97,7 +103,7 @@ export class SessionScheduler {
       concurrency: options.sizes.runWorkers,
       contextWindow: upstream.profile.maxModelLen,
       replicas: upstream.urls.map(normaliseUrl),
-      ...(this.#admissionMode === 'engine' ? { priorContexts: store.calls.recentFinalContexts({ model: upstream.profile.model }) } : {}),
+      ...(this.#admissionMode === 'engine' ? { priorContexts: store.calls.recentSessionContexts({ model: upstream.profile.model }) } : {}),
     });
     this.#admission = setup.admission;
     this.#footprints = setup.footprints;
@@ -111,8 +117,10 @@ export class SessionScheduler {
       {
         init: (unit) => unit.job.init(unit),
         run: (unit, place) => {
+          const id = unit.item.session.id;
+          if (place !== undefined) this.#places.set(id, place);
           // Engine admission over several replicas placed the session on one: its calls go there.
-          if (place?.replica != null) this.gateway.pinSession(unit.item.session.id, place.replica);
+          if (place?.replica != null) this.gateway.pinSession(id, place.replica);
           return unit.job.runAgent(unit);
         },
         post: (unit) => unit.job.post(unit),
@@ -184,9 +192,10 @@ export class SessionScheduler {
    */
   async #agentEnded(unit: SessionUnit): Promise<void> {
     const id = unit.item.session.id;
-    const context = this.#contexts.get(id);
+    const context = this.#contexts.get(id)?.value() ?? null;
     this.#contexts.delete(id);
-    if (context !== undefined && unit.prepared?.failure === undefined) this.#admission.sessionEnded(context);
+    this.#places.delete(id);
+    if (context !== null && unit.prepared?.failure === undefined) this.#admission.sessionEnded(context);
     const ran = unit.ran;
     if (this.#admissionMode !== 'engine' || ran?.usage === undefined) return;
     const { create = 0, prepare = 0, agent = 0 } = ran.timings;

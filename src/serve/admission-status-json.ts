@@ -9,11 +9,13 @@ function controllerJson(engine: EngineAdmissionState): Record<string, unknown> {
     target: engine.target,
     target_source: engine.targetSource,
     hold: engine.hold,
+    held_context_tokens: engine.heldContext === null ? null : Math.round(engine.heldContext),
     typical_context_tokens: engine.typicalContext === null ? null : Math.round(engine.typicalContext),
     ended_sessions: engine.endedSessions,
     prior_sessions: engine.priorSessions,
     scale: engine.scale,
     duty_cycle: engine.duty,
+    preemption_cost: engine.preemptionCost,
     readings: engine.readings,
     closings: engine.closings,
     last_reading:

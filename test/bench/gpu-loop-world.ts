@@ -107,9 +107,10 @@ export class LoopWorld implements SimWorld {
       defaultPipelineSizes(options.hostSlots, options.cores),
       {
         init: (session) => session.init(),
-        run: async (session) => {
-          await session.run();
-          if (!session.cancelled) options.admission.sessionEnded(session.sequenceTokens);
+        run: async (session, place) => {
+          await session.run(place);
+          const context = session.context.value();
+          if (!session.cancelled && context !== null) options.admission.sessionEnded(context);
         },
         post: (session) => session.post(),
         dropped: (session) => session.cancelled,

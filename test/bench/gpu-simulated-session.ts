@@ -4,6 +4,8 @@
 // the production stage pools run. A cancelled session stops at once: its call in flight is aborted in the
 // engine, a held call or a tool wait ends.
 import { HeldCallAbortedError, type GenerationGate } from '../../src/gateway/generation-control.js';
+import type { AdmissionPlace } from '../../src/rollout/admission/session-admission.js';
+import { HeldContext } from '../../src/rollout/admission/session-contexts.js';
 import type { GenerationHandle } from '../../src/sim/engine/generation-types.js';
 import type { VirtualTimeDriver } from '../../src/sim/engine/virtual-time-driver.js';
 import type { MeteredScheduler, UsefulAccount } from './gpu-metered-scheduler.js';
@@ -28,6 +30,8 @@ export class SimSession implements UsefulAccount {
   readonly versions: number[] = [];
   /** Tokens of the whole merged sequence (last prompt + last output). */
   sequenceTokens = 0;
+  /** What its context held and reached, call by call (engine admission's estimate and guard). */
+  readonly context = new HeldContext();
   endedAt: number | null = null;
   /** Virtual time its agent started (null before). */
   agentStartedAt: number | null = null;
@@ -65,7 +69,8 @@ export class SimSession implements UsefulAccount {
     this.stage = 'ready';
   }
 
-  async run(): Promise<void> {
+  /** The agent; `place`: its place in the admission gate, told the context the session holds after each call. */
+  async run(place?: AdmissionPlace): Promise<void> {
     if (this.cancelled) return;
     this.stage = 'running';
     this.agentStartedAt = this.world.gpu.now;
@@ -75,6 +80,8 @@ export class SimSession implements UsefulAccount {
       const { prompt, output } = this.tokens.call(turn, index);
       if (!(await this.call(prompt, output, turn.prefixTokens))) return;
       this.sequenceTokens = prompt.length + output.length;
+      this.context.add(prompt.length, output.length);
+      place?.holding(this.context.current);
       await this.wait(turn.toolMs);
     }
   }

@@ -5,6 +5,7 @@
 // engine replicas, one controller per replica (each its own KV cache, queue and preemptions).
 import { availableParallelism, freemem } from 'node:os';
 import { EngineAdmission } from './engine-admission.js';
+import { SessionContexts, type SessionContext } from './session-contexts.js';
 import { DEFAULT_FOOTPRINT, HarnessFootprints, hostSessionCap, type HostResources } from './host-capacity.js';
 import { EngineSessionAdmission, FixedAdmission, type AdmissionMode, type SessionAdmission } from './session-admission.js';
 
@@ -17,8 +18,8 @@ export interface AdmissionSettings {
   concurrency?: number;
   /** The served model's context window (the controller's first estimate of a session's final context without prior contexts). */
   contextWindow: number | null;
-  /** What earlier sessions on the served model reached (engine mode's first estimate; see EngineAdmissionOptions). */
-  priorContexts?: readonly number[];
+  /** What earlier sessions on the served model held and reached (engine mode's first estimate; see SessionContexts). */
+  priorContexts?: readonly SessionContext[];
   /** The host now (default: os.freemem(), os.availableParallelism()). */
   host?: () => HostResources;
   /** The engine replicas (their URLs as the gateway names them): engine mode runs a controller per replica (default: one). */
@@ -53,11 +54,13 @@ export function createSessionAdmission(settings: AdmissionSettings): SessionAdmi
   const agentSlots = agentSlotsFor('engine', settings.concurrency, host);
   let admission: EngineSessionAdmission;
   const hostCap = (): number => Math.min(agentSlots, hostSessionCap(host(), footprints.largest(), admission.active).sessions);
-  const controller = (): EngineAdmission => new EngineAdmission({ contextWindow: settings.contextWindow, ...(settings.priorContexts !== undefined ? { priorContexts: settings.priorContexts } : {}) });
+  // One estimate of the sessions' contexts for every replica: it is the workload's.
+  const contexts = new SessionContexts({ contextWindow: settings.contextWindow, prior: settings.priorContexts ?? [] });
   const replicas = settings.replicas ?? ['engine'];
   admission = new EngineSessionAdmission(
-    replicas.map((replica) => ({ replica, controller: controller() })),
+    replicas.map((replica) => ({ replica, controller: new EngineAdmission({ contexts }) })),
     hostCap,
+    contexts,
   );
   return { agentSlots, admission, footprints };
 }

@@ -20,6 +20,11 @@ export interface EngineLoad {
   maxNumSeqs: number | null;
   /** Generation paused or the engine asleep: the reading says nothing about load, admission keeps its state. */
   paused: boolean;
+  /**
+   * The engine's processing ceiling (tokens/s: a profile's or a calibration's prefill rate), which prices a
+   * preemption's recomputation; null or absent when unknown (every preemption then counts as too costly).
+   */
+  ceilingTokensPerSecond?: number | null;
 }
 
 /** The simulator's engine snapshot as a load reading (the benchmark and the simulator's tests). */
@@ -32,6 +37,7 @@ export function engineLoadFromSimulator(snapshot: EngineMetricsSnapshot): Engine
     preemptions: snapshot.preemptions,
     maxNumSeqs: snapshot.capacity.maxNumSeqs,
     paused: snapshot.paused || snapshot.sleepLevel > 0,
+    ceilingTokensPerSecond: snapshot.capacity.ceilingTokensPerSecond,
   };
 }
 
@@ -44,7 +50,7 @@ export function engineLoadsFromSnapshot(snapshot: EngineSnapshot, paused: boolea
   for (const replica of snapshot.replicas) {
     const { running, waiting, kvUsage, kvCapacityTokens, preemptions } = replica;
     if (running === null || waiting === null || kvUsage === null) continue;
-    loads.set(replica.url, { running, waiting, kvUsage, kvCapacityTokens, preemptions: preemptions ?? 0, maxNumSeqs: null, paused });
+    loads.set(replica.url, { running, waiting, kvUsage, kvCapacityTokens, preemptions: preemptions ?? 0, maxNumSeqs: null, paused, ceilingTokensPerSecond: replica.ceiling?.tokensPerSecond ?? null });
   }
   return loads;
 }
@@ -56,6 +62,7 @@ export function fleetLoad(loads: readonly EngineLoad[]): EngineLoad {
   const known = capacities.every((capacity): capacity is number => capacity !== null);
   const capacity = known ? sum((load) => load.kvCapacityTokens as number) : null;
   const seqs = loads.map((load) => load.maxNumSeqs);
+  const ceilings = loads.map((load) => load.ceilingTokensPerSecond ?? null);
   return {
     running: sum((load) => load.running),
     waiting: sum((load) => load.waiting),
@@ -64,5 +71,6 @@ export function fleetLoad(loads: readonly EngineLoad[]): EngineLoad {
     preemptions: sum((load) => load.preemptions),
     maxNumSeqs: seqs.every((value): value is number => value !== null) ? sum((load) => load.maxNumSeqs as number) : null,
     paused: loads.every((load) => load.paused),
+    ceilingTokensPerSecond: ceilings.every((value): value is number => value !== null) ? ceilings.reduce((total, value) => total + value, 0) : null,
   };
 }

@@ -7,6 +7,7 @@
 import type { EngineAdmission, EngineAdmissionState } from './engine-admission.js';
 import type { EngineLoad } from './engine-load.js';
 import { fleetLoad } from './engine-load.js';
+import type { SessionContext, SessionContexts } from './session-contexts.js';
 
 export type AdmissionMode = 'fixed' | 'engine';
 
@@ -36,6 +37,8 @@ export interface AdmissionState {
 export interface AdmissionPlace {
   /** Engine mode with several replicas: the replica the session was admitted to (pin its calls there); else null. */
   replica: string | null;
+  /** The session's context now (its last call's prompt + sampled tokens), after each call: engine admission's guard counts it. */
+  holding(contextTokens: number): void;
   /** Gives the place back (idempotent). */
   release(): void;
 }
@@ -50,13 +53,19 @@ export interface SessionAdmission {
   acquire(signal?: AbortSignal): Promise<AdmissionPlace>;
   /** New engine readings at `now` (ms on a steady clock); ignored by fixed admission. */
   observe(readings: EngineReadings, now: number): void;
-  /** A session's agent stage ended having reached `contextTokens` (last prompt + output); ignored by fixed admission. */
-  sessionEnded(contextTokens: number): void;
+  /** A session's agent stage ended with these contexts (a bare number: held and reached); ignored by fixed admission. */
+  sessionEnded(context: SessionContext | number): void;
   state(): AdmissionState;
 }
 
 interface Waiter {
   grant: (replica: string | null) => void;
+}
+
+/** A place taken: its replica and the context its session holds now. */
+interface Held {
+  replica: string | null;
+  context: number;
 }
 
 abstract class AdmissionGate implements SessionAdmission {
@@ -69,10 +78,10 @@ abstract class AdmissionGate implements SessionAdmission {
 
   /** Where the next session may start: a replica, null (anywhere), or undefined (not now). */
   protected abstract place(active: number): string | null | undefined;
-  /** A place on `replica` was taken (+1) or given back (-1). */
-  protected placed(_replica: string | null, _change: 1 | -1): void {}
+  /** A place was taken (+1) or given back (-1). */
+  protected placed(_held: Held, _change: 1 | -1): void {}
   abstract observe(readings: EngineReadings, now: number): void;
-  abstract sessionEnded(contextTokens: number): void;
+  abstract sessionEnded(context: SessionContext | number): void;
   abstract state(): AdmissionState;
 
   acquire(signal?: AbortSignal): Promise<AdmissionPlace> {
@@ -82,15 +91,19 @@ abstract class AdmissionGate implements SessionAdmission {
         grant: (replica) => {
           signal?.removeEventListener('abort', onAbort);
           this.#active += 1;
-          this.placed(replica, 1);
+          const held: Held = { replica, context: 0 };
+          this.placed(held, 1);
           let given = false;
           resolve({
             replica,
+            holding: (contextTokens) => {
+              if (!given && contextTokens >= 0) held.context = contextTokens;
+            },
             release: () => {
               if (given) return;
               given = true;
               this.#active -= 1;
-              this.placed(replica, -1);
+              this.placed(held, -1);
               this.pump();
             },
           });
@@ -154,17 +167,22 @@ export interface AdmissionReplica {
  */
 export class EngineSessionAdmission extends AdmissionGate {
   private readonly replicas: AdmissionReplica[];
-  private readonly activeOn = new Map<string, number>();
+  /** The places held on each replica. */
+  private readonly heldOn = new Map<string, Set<Held>>();
 
-  /** One controller (a single engine), or one per replica. */
+  /**
+   * One controller (a single engine), or one per replica. `contexts`: the estimate the replicas' controllers
+   * share (ended sessions feed it once); without it each controller keeps its own and each is fed.
+   */
   constructor(
     replicas: EngineAdmission | readonly AdmissionReplica[],
     private readonly hostCap: () => number,
+    private readonly contexts?: SessionContexts,
   ) {
     super();
     this.replicas = Array.isArray(replicas) ? [...replicas] : [{ replica: 'engine', controller: replicas as EngineAdmission }];
     if (this.replicas.length === 0) throw new RangeError('engine admission needs at least one replica');
-    for (const { replica } of this.replicas) this.activeOn.set(replica, 0);
+    for (const { replica } of this.replicas) this.heldOn.set(replica, new Set());
   }
 
   protected place(active: number): string | null | undefined {
@@ -172,8 +190,9 @@ export class EngineSessionAdmission extends AdmissionGate {
     let best: AdmissionReplica | undefined;
     let bestRoom = 0;
     for (const entry of this.replicas) {
-      const on = this.activeOn.get(entry.replica) ?? 0;
-      if (!entry.controller.mayStart(on)) continue;
+      const held = [...(this.heldOn.get(entry.replica) ?? [])];
+      const on = held.length;
+      if (!entry.controller.mayStart(on, held.map((place) => place.context))) continue;
       const room = entry.controller.target() - on;
       const kv = entry.controller.state().load?.kvUsage ?? 0;
       if (best === undefined || room > bestRoom || (room === bestRoom && kv < (best.controller.state().load?.kvUsage ?? 0))) {
@@ -185,32 +204,45 @@ export class EngineSessionAdmission extends AdmissionGate {
     return this.replicas.length === 1 ? null : best.replica;
   }
 
-  protected override placed(replica: string | null, change: 1 | -1): void {
-    const name = replica ?? (this.replicas[0] as AdmissionReplica).replica;
-    this.activeOn.set(name, (this.activeOn.get(name) ?? 0) + change);
+  protected override placed(held: Held, change: 1 | -1): void {
+    const places = this.heldOn.get(held.replica ?? (this.replicas[0] as AdmissionReplica).replica);
+    if (change === 1) places?.add(held);
+    else places?.delete(held);
+  }
+
+  private activeOn(replica: string): number {
+    return this.heldOn.get(replica)?.size ?? 0;
+  }
+
+  /** Sessions on the replica that have made a call (the duty cycle's denominator). */
+  private callingOn(replica: string): number {
+    let calling = 0;
+    for (const held of this.heldOn.get(replica) ?? []) if (held.context > 0) calling += 1;
+    return calling;
   }
 
   observe(readings: EngineReadings, now: number): void {
     if (isSingleLoad(readings)) {
       if (this.replicas.length > 1) throw new Error('engine admission over several replicas needs each replica\'s reading, not one load');
       const only = this.replicas[0] as AdmissionReplica;
-      only.controller.observe(readings, now, this.activeOn.get(only.replica) ?? 0);
+      only.controller.observe(readings, now, this.callingOn(only.replica));
     } else {
       for (const { replica, controller } of this.replicas) {
         const load = readings.get(replica);
-        if (load !== undefined) controller.observe(load, now, this.activeOn.get(replica) ?? 0);
+        if (load !== undefined) controller.observe(load, now, this.callingOn(replica));
       }
     }
     this.pump();
   }
 
-  sessionEnded(contextTokens: number): void {
-    for (const { controller } of this.replicas) controller.sessionEnded(contextTokens);
+  sessionEnded(context: SessionContext | number): void {
+    if (this.contexts !== undefined) this.contexts.sessionEnded(context);
+    else for (const { controller } of this.replicas) controller.sessionEnded(context);
     this.pump();
   }
 
   state(): AdmissionState {
-    const replicas = this.replicas.map(({ replica, controller }) => ({ ...controller.state(), replica, active: this.activeOn.get(replica) ?? 0 }));
+    const replicas = this.replicas.map(({ replica, controller }) => ({ ...controller.state(), replica, active: this.activeOn(replica) }));
     const engine = replicas.length === 1 ? stripReplica(replicas[0] as ReplicaAdmissionState) : fleetState(replicas);
     const hostCap = Math.max(1, this.hostCap());
     return { mode: 'engine', active: this.active, waiting: this.queued, limit: Math.min(hostCap, engine.target), hostCap, engine, replicas };
@@ -238,6 +270,7 @@ function fleetState(replicas: readonly ReplicaAdmissionState[]): EngineAdmission
     hold: replicas.some((replica) => replica.hold === null) ? null : first.hold,
     scale: mean((replica) => replica.scale),
     duty: mean((replica) => replica.duty),
+    preemptionCost: replicas.some((replica) => replica.preemptionCost === null) ? null : mean((replica) => replica.preemptionCost as number),
     load: loads.length === 0 ? null : fleetLoad(loads),
     readings: Math.max(...replicas.map((replica) => replica.readings)),
     closings: replicas.reduce((sum, replica) => sum + replica.closings, 0),

@@ -4,10 +4,11 @@
 // where a fixed concurrency at the same host preempts.
 import { describe, expect, it } from 'vitest';
 import { EngineAdmission } from '../../../src/rollout/admission/engine-admission.js';
-import { engineLoadFromSimulator, type EngineLoad } from '../../../src/rollout/admission/engine-load.js';
+import { engineLoadFromSimulator, fleetLoad, type EngineLoad } from '../../../src/rollout/admission/engine-load.js';
+import { SessionContexts } from '../../../src/rollout/admission/session-contexts.js';
 import { EngineSessionAdmission, FixedAdmission, type SessionAdmission } from '../../../src/rollout/admission/session-admission.js';
 import { createSimEngine } from '../../../src/sim/create-sim-engine.js';
-import { VirtualTimeDriver } from '../../../src/sim/engine/virtual-time-driver.js';
+import { VirtualClock, VirtualTimeDriver } from '../../../src/sim/engine/virtual-time-driver.js';
 
 const calm: EngineLoad = { running: 0, waiting: 0, kvUsage: 0, kvCapacityTokens: 100_000, preemptions: 0, maxNumSeqs: null, paused: false };
 
@@ -125,5 +126,80 @@ describe('on the simulated GPU (virtual time)', () => {
     expect(fixedRun.preemptionsAfterWarmUp).toBeGreaterThan(0);
     // It is not idle either: more than one request in the batch on average.
     expect(engineRun.meanRunning).toBeGreaterThan(1);
+  });
+});
+
+/**
+ * Agent sessions (as runAgents) on a fleet of simulated GPUs sharing one virtual clock, each session's calls on
+ * one replica: the one its admission place names, else the replica with the fewest sessions (the gateway's rule
+ * for a session admission did not place). `readings`: each replica's reading by name (per-replica admission), or
+ * the fleet's summed one. Returns each replica's preemptions after the warm-up and the sessions it served.
+ */
+async function runFleet(admission: SessionAdmission, kvTokens: readonly number[], sessions: number, warmUp: number, readings: 'per-replica' | 'fleet'): Promise<{ preemptionsAfterWarmUp: number[]; served: number[] }> {
+  const clock = new VirtualClock();
+  const names = kvTokens.map((_, index) => `http://gpu-${index}:8000/v1`);
+  const drivers = kvTokens.map((tokens) => new VirtualTimeDriver(createSimEngine({ gpu: { profile: 'qwen3-8b-h100', kvCacheTokens: tokens } }).engine, clock));
+  const wait = (ms: number) => new Promise<void>((resolve) => clock.after(ms, resolve));
+  let nextId = 1;
+  const fresh = (count: number): number[] => Array.from({ length: count }, () => nextId++);
+  const pinned = kvTokens.map(() => 0);
+  const served = kvTokens.map(() => 0);
+  let finished = 0;
+  let atWarmUp: number[] | null = null;
+  const poll = (): void => {
+    if (finished === sessions) return;
+    const loads = drivers.map((driver) => engineLoadFromSimulator(driver.metrics()));
+    admission.observe(readings === 'fleet' ? fleetLoad(loads) : new Map(loads.map((load, index) => [names[index] as string, load])), clock.now);
+    clock.after(1_000, poll);
+  };
+  poll();
+  const agent = async (): Promise<void> => {
+    const place = await admission.acquire();
+    const replica = place.replica === null ? pinned.indexOf(Math.min(...pinned)) : names.indexOf(place.replica);
+    pinned[replica] = (pinned[replica] ?? 0) + 1;
+    const driver = drivers[replica] as VirtualTimeDriver;
+    let prompt = fresh(1_500);
+    for (let call = 0; call < 9; call++) {
+      const output = fresh(200);
+      const result = await driver.submit({ promptTokenIds: prompt, outputTokenIds: output }).next(Number.POSITIVE_INFINITY);
+      expect(result.finish).not.toBe('abort');
+      place.holding(prompt.length + output.length);
+      prompt = [...prompt, ...output, ...fresh(1_500)];
+      await wait(2_000);
+    }
+    place.release();
+    pinned[replica] = (pinned[replica] ?? 0) - 1;
+    served[replica] = (served[replica] ?? 0) + 1;
+    admission.sessionEnded(prompt.length);
+    finished += 1;
+    if (finished === warmUp) atWarmUp = drivers.map((driver) => driver.metrics().preemptions);
+  };
+  const agents = Array.from({ length: sessions }, agent);
+  await clock.run();
+  await Promise.all(agents);
+  return { preemptionsAfterWarmUp: drivers.map((driver, index) => driver.metrics().preemptions - (atWarmUp?.[index] ?? 0)), served };
+}
+
+describe('engine admission over several replicas (simulated GPUs in virtual time)', () => {
+  it('places sessions by each replica\'s own KV cache; one controller over the fleet\'s summed reading overfills the small replica', async () => {
+    const kv = [64_000, 24_000];
+    const contexts = new SessionContexts({ contextWindow: 32_768 });
+    const replicas = kv.map((_, index) => ({ replica: `http://gpu-${index}:8000/v1`, controller: new EngineAdmission({ contexts }) }));
+    const perReplica = new EngineSessionAdmission(replicas, () => 32, contexts);
+    const placed = await runFleet(perReplica, kv, 64, 8, 'per-replica');
+    const pooled = await runFleet(new EngineSessionAdmission(new EngineAdmission({ contextWindow: 32_768 }), () => 32), kv, 64, 8, 'fleet');
+    for (const run of [placed, pooled]) expect(run.served.reduce((sum, count) => sum + count, 0)).toBe(64);
+    // Per replica: the larger cache serves about as many more sessions as it holds; the small one never preempts.
+    expect(placed.served[0]).toBeGreaterThan(1.5 * (placed.served[1] as number));
+    expect(placed.preemptionsAfterWarmUp[1]).toBe(0);
+    // Pooled: sessions spread by count, and the small replica preempts again and again.
+    expect(pooled.preemptionsAfterWarmUp[1]).toBeGreaterThan(10);
+    const sum = (values: number[]): number => values.reduce((total, value) => total + value, 0);
+    expect(sum(placed.preemptionsAfterWarmUp)).toBeLessThan(sum(pooled.preemptionsAfterWarmUp) / 2);
+    // The fleet's target is the sum of the replicas'; the larger cache has the larger target.
+    const state = perReplica.state();
+    expect(state.replicas).toHaveLength(2);
+    expect(state.engine?.target).toBe((state.replicas ?? []).reduce((total, replica) => total + replica.target, 0));
+    expect(state.replicas?.[0]?.target).toBeGreaterThan(state.replicas?.[1]?.target as number);
   });
 });
