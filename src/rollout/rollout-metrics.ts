@@ -39,6 +39,9 @@ export interface RolloutAdmissionMetrics {
   target: number | null;
   hold: string | null;
   hostCap: number | null;
+  /** engine: the context a session typically holds (tokens) and the duty cycle the target divides by (absent in fixed mode). */
+  heldContext?: number | null;
+  duty?: number;
   /** engine with several replicas: each replica's own part (absent with one replica and in fixed mode). */
   replicas?: RolloutReplicaAdmission[];
 }

@@ -251,6 +251,10 @@ export class RunJob {
     const state = this.#host.admission?.();
     if (state === undefined) return snapshot;
     const admission: RolloutAdmissionMetrics = { mode: state.mode, active: state.active, waiting: state.waiting, limit: state.limit, target: state.engine?.target ?? null, hold: state.engine?.hold ?? null, hostCap: state.hostCap };
+    if (state.engine !== null) {
+      admission.heldContext = state.engine.heldContext;
+      admission.duty = state.engine.duty;
+    }
     if (state.replicas !== null && state.replicas.length > 1) {
       admission.replicas = state.replicas.map((replica) => ({
         replica: replica.replica,

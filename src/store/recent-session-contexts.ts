@@ -17,14 +17,14 @@ export interface RecentSessionContextsOptions {
 export interface StoredSessionContext {
   /** Each call's prompt + half its sampled tokens, weighted by its sampled tokens (its last call's context when nothing was sampled). */
   held: number;
-  /** Its last call's prompt + sampled tokens. */
+  /** Its last call's prompt + sampled tokens (of the calls with tokens: a last call the engine never ran, such as a context overflow, is passed over). */
   final: number;
 }
 
 /**
  * Among the newest sessions whose agent ran to its own end (completed, agent_error, timeout or eval_error: not
- * infrastructure failures or cancellations), those whose last call went to `model`: what their context held and
- * reached, newest first. Calls without token counts count as 0; sessions that reached 0 are left out.
+ * infrastructure failures or cancellations), those whose last call with tokens went to `model`: what their context
+ * held and reached, newest first. Calls without token counts (refused before the engine ran them) are passed over.
  */
 export function createRecentSessionContexts(db: Database.Database): (options: RecentSessionContextsOptions) => StoredSessionContext[] {
   const statement = db.prepare<[number, string, number], { final: number; weighted: number; sampled: number }>(`
@@ -33,7 +33,8 @@ export function createRecentSessionContexts(db: Database.Database): (options: Re
          FROM calls a WHERE a.session_id = s.id) AS weighted,
       (SELECT SUM(COALESCE(a.token_ids_len, a.completion_tokens, 0)) FROM calls a WHERE a.session_id = s.id) AS sampled
     FROM (SELECT id FROM sessions WHERE status IN ('completed', 'agent_error', 'timeout', 'eval_error') ORDER BY id DESC LIMIT ?) s
-    JOIN calls c ON c.session_id = s.id AND c.seq = (SELECT MAX(seq) FROM calls WHERE session_id = s.id)
+    JOIN calls c ON c.session_id = s.id AND c.seq = (
+      SELECT MAX(seq) FROM calls WHERE session_id = s.id AND COALESCE(prompt_ids_len, prompt_tokens, 0) + COALESCE(token_ids_len, completion_tokens, 0) > 0)
     WHERE c.upstream_model = ? AND final > 0
     ORDER BY s.id DESC
     LIMIT ?`);

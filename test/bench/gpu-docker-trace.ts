@@ -15,6 +15,12 @@ export interface RunTrace {
   /** Means over the snapshots: agents admitted, the limit, the engine's running batch, queue and KV usage. */
   meanActive: number;
   meanLimit: number;
+  /** Engine mode: means of the controller's target and the host's cap (the limit is the smaller). */
+  meanTarget: number;
+  meanHostCap: number;
+  /** Engine mode: the controller's held context and duty cycle at the run's last snapshot. */
+  controllerHeld: number;
+  controllerDuty: number;
   meanRunning: number;
   meanWaiting: number;
   meanKv: number;
@@ -70,6 +76,10 @@ export function traceRun(events: readonly RolloutEvent[], store: Store, runId: n
     hold,
     meanActive: gauge((snapshot) => snapshot.admission?.active),
     meanLimit: gauge((snapshot) => snapshot.admission?.limit),
+    meanTarget: gauge((snapshot) => snapshot.admission?.target),
+    meanHostCap: gauge((snapshot) => snapshot.admission?.hostCap),
+    controllerHeld: snapshots.at(-1)?.admission?.heldContext ?? Number.NaN,
+    controllerDuty: snapshots.at(-1)?.admission?.duty ?? Number.NaN,
     meanRunning: gauge((snapshot) => snapshot.engine?.running),
     meanWaiting: gauge((snapshot) => snapshot.engine?.waiting),
     meanKv: gauge((snapshot) => snapshot.engine?.kvUsage),

@@ -141,6 +141,9 @@ function traceRow(m: Measured): Cell[] {
     `${m.label} (${m.repeat + 1})`,
     closed === '' ? 'never' : closed,
     formatNumber(t.meanLimit, 1),
+    formatNumber(t.meanTarget, 1),
+    formatNumber(t.meanHostCap, 1),
+    Number.isFinite(t.controllerHeld) ? `${formatNumber(t.controllerHeld, 0)} / ${formatNumber(t.controllerDuty, 2)}` : 'n/a',
     formatNumber(t.meanActive, 1),
     formatNumber(t.meanRunning, 2),
     formatNumber(t.meanWaiting, 2),
@@ -228,10 +231,10 @@ export const gpuDocker: Benchmark = {
         '',
         markdownTable(['admission', 'repeat', 'load', 'wall s', 'sessions', 'sessions/min', 'agent limit (min–max)', 'mean calls in flight', 'model busy', 'preemptions', 'peak KV', 'sampled tokens', 'tokens processed', 'effective util (profile ceiling)'], results.map(row)),
         '',
-        'Where the time went (from the run\'s 1-s metrics events and its stored calls; per-session figures are means): gate closed = share of snapshots by reason; limit, admitted, running, waiting, KV = means over the snapshots; ' +
+        'Where the time went (from the run\'s 1-s metrics events and its stored calls; per-session figures are means): gate closed = share of snapshots by reason; limit (the smaller of the controller\'s target and the host\'s cap in engine mode), target, host cap, admitted, running, waiting, KV = means over the snapshots; ' +
           'engine idle = share of snapshots with agents admitted but no request running; init = Docker create + prepare; model = sum of the call latencies; first call = agent start to the first call (harness start-up); between calls = a call\'s end to the next call (tool + harness); duty = model ÷ agent; held = context weighted by call latency; final = last prompt + sampled.',
         '',
-        markdownTable(['run', 'gate closed', 'limit', 'admitted', 'running', 'waiting', 'KV', 'engine idle', 'init s', 'agent s', 'model s', 'calls', 'first call s', 'between calls s', 'duty', 'held ctx', 'final ctx'], results.map(traceRow)),
+        markdownTable(['run', 'gate closed', 'limit', 'target', 'host cap', 'controller held / duty (end)', 'admitted', 'running', 'waiting', 'KV', 'engine idle', 'init s', 'agent s', 'model s', 'calls', 'first call s', 'between calls s', 'duty', 'held ctx', 'final ctx'], results.map(traceRow)),
       ].join('\n');
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -32,15 +32,17 @@ describe('recentSessionContexts', () => {
     session(run.id, task.id, 5, 'timeout', [{ prompt: 60, sampled: 6, model: 'other/model' }]); // another model
     session(run.id, task.id, 6, 'eval_error', [{ prompt: 400, sampled: 40 }, { prompt: 200, sampled: 2 }]); // compacted: its last call counts, 202
     session(run.id, task.id, 7, 'completed', []); // no calls
+    session(run.id, task.id, 8, 'completed', [{ prompt: 30, sampled: 3 }, { prompt: 0, sampled: 0 }]); // its last call held nothing (a context overflow): 33
     const finals = (options: { model: string; limit?: number }): number[] => store.calls.recentSessionContexts(options).map((context) => context.final);
-    expect(finals({ model: 'Qwen/Qwen3-8B' })).toEqual([202, 55, 320]);
-    expect(finals({ model: 'Qwen/Qwen3-8B', limit: 2 })).toEqual([202, 55]);
+    expect(finals({ model: 'Qwen/Qwen3-8B' })).toEqual([33, 202, 55, 320]);
+    expect(finals({ model: 'Qwen/Qwen3-8B', limit: 2 })).toEqual([33, 202]);
     expect(finals({ model: 'other/model' })).toEqual([66]);
     expect(finals({ model: 'never/served' })).toEqual([]);
     // Held: (100 + 5) x 10 + (300 + 10) x 20 over 30 sampled; (400 + 20) x 40 + (200 + 1) x 2 over 42; one call: 50 + 2.5.
     const held = store.calls.recentSessionContexts({ model: 'Qwen/Qwen3-8B' }).map((context) => context.held);
-    expect(held[0]).toBeCloseTo((420 * 40 + 201 * 2) / 42, 6);
-    expect(held[1]).toBeCloseTo(52.5, 6);
-    expect(held[2]).toBeCloseTo((105 * 10 + 310 * 20) / 30, 6);
+    expect(held[0]).toBeCloseTo(31.5, 6);
+    expect(held[1]).toBeCloseTo((420 * 40 + 201 * 2) / 42, 6);
+    expect(held[2]).toBeCloseTo(52.5, 6);
+    expect(held[3]).toBeCloseTo((105 * 10 + 310 * 20) / 30, 6);
   });
 });

@@ -25,9 +25,13 @@ export class HeldContext {
   private sampled = 0;
   private last = 0;
 
-  /** A call of the session completed with `prompt` prompt tokens and `sampled` sampled tokens. */
+  /**
+   * A call of the session completed with `prompt` prompt tokens and `sampled` sampled tokens. A call with neither
+   * (refused before the engine ran it: a context overflow, an upstream error) held nothing and changes nothing,
+   * so a session whose last call overflowed the context window still counts with what its calls held.
+   */
   add(prompt: number, sampled: number): void {
-    if (!(prompt >= 0) || !(sampled >= 0)) return;
+    if (!(prompt >= 0) || !(sampled >= 0) || prompt + sampled === 0) return;
     this.weighted += (prompt + sampled / 2) * sampled;
     this.sampled += sampled;
     this.last = prompt + sampled;
