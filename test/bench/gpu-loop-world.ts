@@ -112,6 +112,8 @@ export class LoopWorld implements SimWorld {
   private nextSession = 1;
   private feeding: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** The pools have closed: the engine readings stop (until then they go on, so a closed gate opens for the cancelled sessions still waiting for a place). */
+  private closed = false;
   failure: unknown;
 
   constructor(private readonly options: WorldOptions) {
@@ -156,6 +158,7 @@ export class LoopWorld implements SimWorld {
     const controller = new AbortController();
     this.feeding = this.feeding.then(async () => {
       for (const session of batch.sessions) {
+        if (this.stopped) return;
         await this.generation.admit(batch.version, controller.signal);
         if (this.stopped) return;
         this.pools.submit(session);
@@ -265,6 +268,7 @@ export class LoopWorld implements SimWorld {
     this.wakeEngines();
     this.resumeEngines();
     await this.pools.close();
+    this.closed = true;
   }
 
   private left(session: SimSession, how: { dropped: boolean; failure?: unknown }): void {
@@ -290,7 +294,7 @@ export class LoopWorld implements SimWorld {
   }
 
   private poll(): void {
-    if (this.stopped) return;
+    if (this.closed) return;
     const loads = new Map<string, EngineLoad>(this.engines.map((engine) => [engine.name, engineLoadFromSimulator(engine.engine.metrics())]));
     this.options.admission.observe(this.engines.length === 1 ? (loads.get('gpu-0') as EngineLoad) : loads, this.clock.now);
     const last = this.rates[this.rates.length - 1];
