@@ -23,7 +23,7 @@ import { type PoolDepths, StagePools } from './stage-pools.js';
 import { createSessionAdmission } from './admission/create-session-admission.js';
 import { engineLoadsFromSnapshot } from './admission/engine-load.js';
 import { footprintOfUsage, type HarnessFootprint, type HarnessFootprints } from './admission/host-capacity.js';
-import type { AdmissionMode, AdmissionPlace, AdmissionState, SessionAdmission } from './admission/session-admission.js';
+import { DEFAULT_ADMISSION, type AdmissionMode, type AdmissionPlace, type AdmissionState, type SessionAdmission } from './admission/session-admission.js';
 import { HeldContext } from './admission/session-contexts.js';
 
 export interface SessionSchedulerOptions {
@@ -40,7 +40,7 @@ export interface SessionSchedulerOptions {
   tasks?: SwebenchRecord[];
   /** Polling of the replicas' engine metrics (ceiling flag, interval). */
   engineMetrics?: EngineMetricsSettings;
-  /** `--admission`: fixed (default; `sizes.runWorkers` agents) or engine (up to `sizes.runWorkers`, as the engine's metrics allow). */
+  /** `--admission`: engine (the default: up to `sizes.runWorkers`, as the engines' metrics allow) or fixed (`sizes.runWorkers` agents). */
   admission?: AdmissionMode;
 }
 
@@ -97,7 +97,7 @@ export class SessionScheduler {
       tokenInHistory: (id: number) => store.calls.listBySession(id),
       sessionSettings: (id) => this.#jobs.get(id)?.settings,
     });
-    this.#admissionMode = options.admission ?? 'fixed';
+    this.#admissionMode = options.admission ?? DEFAULT_ADMISSION;
     const setup = createSessionAdmission({
       mode: this.#admissionMode,
       concurrency: options.sizes.runWorkers,

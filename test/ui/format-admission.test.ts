@@ -1,6 +1,7 @@
 // The dashboard's admission line and the --admission flag's parser.
 import { describe, expect, it } from 'vitest';
-import { parseAdmissionMode } from '../../src/cli/admission-option.js';
+import { ADMISSION_FLAG_HELP, DEFAULT_ADMISSION_MODE, parseAdmissionMode } from '../../src/cli/admission-option.js';
+import { DEFAULT_ADMISSION } from '../../src/rollout/admission/session-admission.js';
 import { UsageError } from '../../src/errors.js';
 import { admissionLine, replicaAdmissionLine } from '../../src/ui/format-admission.js';
 
@@ -32,5 +33,11 @@ describe('--admission', () => {
     expect(parseAdmissionMode('engine')).toBe('engine');
     expect(() => parseAdmissionMode('auto')).toThrow(UsageError);
     expect(() => parseAdmissionMode('auto')).toThrow('--admission must be fixed or engine, got "auto"');
+  });
+
+  it('the help names the mode the library runs without the flag: engine', () => {
+    expect(DEFAULT_ADMISSION_MODE).toBe(DEFAULT_ADMISSION);
+    expect(DEFAULT_ADMISSION).toBe('engine');
+    expect(ADMISSION_FLAG_HELP).toMatch(/\(default: engine\)$/);
   });
 });

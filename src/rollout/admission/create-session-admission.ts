@@ -7,7 +7,7 @@ import { availableParallelism, freemem } from 'node:os';
 import { EngineAdmission } from './engine-admission.js';
 import { SessionContexts, type SessionContext } from './session-contexts.js';
 import { DEFAULT_FOOTPRINT, HarnessFootprints, hostSessionCap, type HostResources } from './host-capacity.js';
-import { EngineSessionAdmission, FixedAdmission, type AdmissionMode, type SessionAdmission } from './session-admission.js';
+import { DEFAULT_ADMISSION, EngineSessionAdmission, FixedAdmission, type AdmissionMode, type SessionAdmission } from './session-admission.js';
 
 /** Today's default --concurrency. */
 export const DEFAULT_CONCURRENCY = 4;
@@ -36,10 +36,10 @@ export interface SessionAdmissionSetup {
 
 const hostNow = (): HostResources => ({ freeMemoryBytes: freemem(), cores: availableParallelism() });
 
-/** Agent workers the stage pools get: --concurrency, else 4 (fixed) or what the host holds (engine). */
+/** Agent workers the stage pools get: --concurrency, else 4 (fixed) or what the host holds (engine, the default mode). */
 export function agentSlotsFor(mode: AdmissionMode | undefined, concurrency: number | undefined, host: () => HostResources = hostNow): number {
   if (concurrency !== undefined) return concurrency;
-  return mode === 'engine' ? hostSessionCap(host(), DEFAULT_FOOTPRINT, 0).sessions : DEFAULT_CONCURRENCY;
+  return (mode ?? DEFAULT_ADMISSION) === 'engine' ? hostSessionCap(host(), DEFAULT_FOOTPRINT, 0).sessions : DEFAULT_CONCURRENCY;
 }
 
 export function createSessionAdmission(settings: AdmissionSettings): SessionAdmissionSetup {

@@ -7,8 +7,10 @@
 // times a feedback scale. Admitted: that over the duty cycle, the share of admitted sessions that have a call
 // in the engine (running + waiting over those admitted that have made a call, a moving average of the readings;
 // 1 until measured, never below minDuty): a session between calls (tool, harness) holds no KV but its next call
-// will. Sessions still starting their harness are left out of the duty cycle: sessions admitted together start
-// together, and their silence says nothing about how often they will call once started.
+// will. Rounded to the nearest session (a cache that holds 2.8 typical sessions takes 3: the guard and the
+// preemption cost below catch the overflow). Sessions still starting their harness are left out of the duty
+// cycle: sessions admitted together start together, and their silence says nothing about how often they will
+// call once started.
 // Guard for sessions that age together: sizing by the held context assumes sessions of every age, young ones
 // beside old ones. Sessions admitted together grow together, so each admitted session counts as the larger of
 // the context it holds now and the typical held one; a new session starts only while those, plus it, fit.

@@ -11,6 +11,13 @@ import type { SessionContext, SessionContexts } from './session-contexts.js';
 
 export type AdmissionMode = 'fixed' | 'engine';
 
+/**
+ * The mode `polar rollout` and `polar serve` run without `--admission`: engine, since it tied or beat fixed on the
+ * real Docker path with fewer preemptions (`npm run bench -- gpu-docker`) and beat it in every simulated topology
+ * (`npm run bench -- gpu`). The CLI's help names it too (src/cli/admission-option.ts; a test keeps them equal).
+ */
+export const DEFAULT_ADMISSION: AdmissionMode = 'engine';
+
 /** One replica's part of engine admission: its controller's state and the places it holds. */
 export interface ReplicaAdmissionState extends EngineAdmissionState {
   /** The replica (its base URL as the gateway names it; the benchmark's engine name). */
