@@ -1,11 +1,11 @@
 // The gate in front of the agent stage: fixed (--concurrency) and engine (controller under the host cap),
-// places granted in arrival order and given back once; and, on the simulated GPU in virtual time, engine
-// admission keeps growing agent sessions in the KV cache without preemption once it knows how large they get,
-// where a fixed concurrency at the same host preempts.
+// places granted in arrival order and given back once; on the simulated GPU in virtual time, engine admission
+// preempts far less than a fixed concurrency at the same host; and over several simulated replicas, each replica's
+// controller places sessions by its own KV cache.
 import { describe, expect, it } from 'vitest';
 import { EngineAdmission } from '../../../src/rollout/admission/engine-admission.js';
 import { engineLoadFromSimulator, fleetLoad, type EngineLoad } from '../../../src/rollout/admission/engine-load.js';
-import { SessionContexts } from '../../../src/rollout/admission/session-contexts.js';
+import { HeldContext, SessionContexts } from '../../../src/rollout/admission/session-contexts.js';
 import { EngineSessionAdmission, FixedAdmission, type SessionAdmission } from '../../../src/rollout/admission/session-admission.js';
 import { createSimEngine } from '../../../src/sim/create-sim-engine.js';
 import { VirtualClock, VirtualTimeDriver } from '../../../src/sim/engine/virtual-time-driver.js';
@@ -68,13 +68,28 @@ describe('EngineSessionAdmission', () => {
   });
 });
 
+describe('EngineSessionAdmission duty cycle', () => {
+  it('counts only admitted sessions that have called: a batch still starting its harnesses does not look idle', async () => {
+    const admission = new EngineSessionAdmission(new EngineAdmission({ contextWindow: 20_000, rampMs: 10_000_000 }), () => 16);
+    const places = await Promise.all([0, 1, 2, 3].map(() => admission.acquire()));
+    for (let t = 0; t < 30; t++) admission.observe({ ...calm, kvCapacityTokens: 100_000 }, t * 1_000);
+    expect(admission.state().engine?.duty).toBe(1);
+    // Two have called (they hold context now); one of them has a call in the engine.
+    places[0]!.holding(3_000);
+    places[1]!.holding(2_000);
+    for (let t = 30; t < 60; t++) admission.observe({ ...calm, running: 1, kvCapacityTokens: 100_000 }, t * 1_000);
+    expect(admission.state().engine?.duty).toBeCloseTo(0.5, 6);
+    for (const place of places) place.release();
+  });
+});
+
 /**
  * Agent sessions on a simulated H100 with a small KV cache (64k tokens), in virtual time: each makes `calls`
  * calls whose prompt is the previous prompt + output + 1500 new tokens (final context ~15k), with 2 s of tool
  * time between calls. Engine readings every second go to the admission. Returns the preemptions counted
  * after the first `warmUp` sessions ended, and the sessions finished.
  */
-async function runAgents(admission: SessionAdmission, sessions: number, warmUp: number): Promise<{ preemptionsAfterWarmUp: number; preemptionsTotal: number; finished: number; meanRunning: number }> {
+async function runAgents(admission: SessionAdmission, sessions: number, warmUp: number): Promise<{ preemptionsAfterWarmUp: number; preemptionsTotal: number; finished: number; meanRunning: number; endMs: number }> {
   const { engine } = createSimEngine({ gpu: { profile: 'qwen3-8b-h100', kvCacheTokens: 64_000 } });
   const driver = new VirtualTimeDriver(engine);
   const wait = (ms: number) => new Promise<void>((resolve) => driver.after(ms, resolve));
@@ -94,37 +109,39 @@ async function runAgents(admission: SessionAdmission, sessions: number, warmUp: 
   };
   poll();
   const agent = async (): Promise<void> => {
-    const { release } = await admission.acquire();
+    const place = await admission.acquire();
+    const context = new HeldContext();
     let prompt = fresh(1_500);
     for (let call = 0; call < 9; call++) {
       const output = fresh(200);
       const handle = driver.submit({ promptTokenIds: prompt, outputTokenIds: output });
       const result = await handle.next(Number.POSITIVE_INFINITY);
       expect(result.finish).not.toBe('abort');
+      context.add(prompt.length, output.length);
+      place.holding(context.current);
       prompt = [...prompt, ...output, ...fresh(1_500)];
       await wait(2_000);
     }
-    release();
-    admission.sessionEnded(prompt.length);
+    place.release();
+    admission.sessionEnded(context.value() ?? 0);
     finished += 1;
     if (finished === warmUp) atWarmUp = engine.metrics().preemptions;
   };
   const agents = Array.from({ length: sessions }, agent);
-  await driver.run();
+  const endMs = await driver.run();
   await Promise.all(agents);
   const total = engine.metrics().preemptions;
-  return { preemptionsAfterWarmUp: total - (atWarmUp ?? total), preemptionsTotal: total, finished, meanRunning: running / readings };
+  return { preemptionsAfterWarmUp: total - (atWarmUp ?? total), preemptionsTotal: total, finished, meanRunning: running / readings, endMs };
 }
 
 describe('on the simulated GPU (virtual time)', () => {
-  it('engine admission: no preemption at steady state; a fixed concurrency of the same host preempts', async () => {
+  it('engine admission preempts far less than a fixed concurrency of the same host, and keeps more than one request in the batch', async () => {
     const engineRun = await runAgents(new EngineSessionAdmission(new EngineAdmission({ contextWindow: 32_768 }), () => 16), 48, 8);
     const fixedRun = await runAgents(new FixedAdmission(16), 48, 8);
     expect(engineRun.finished).toBe(48);
     expect(fixedRun.finished).toBe(48);
-    expect(engineRun.preemptionsAfterWarmUp).toBe(0);
-    expect(fixedRun.preemptionsAfterWarmUp).toBeGreaterThan(0);
-    // It is not idle either: more than one request in the batch on average.
+    // Sized by the context sessions hold, it lets the cache overflow a little (preemption within its cost budget), not as a fixed 16 does.
+    expect(engineRun.preemptionsAfterWarmUp).toBeLessThan(fixedRun.preemptionsAfterWarmUp / 2);
     expect(engineRun.meanRunning).toBeGreaterThan(1);
   });
 });
