@@ -7,8 +7,11 @@ import { UsageError } from '../errors.js';
 const MODES: Record<AdmissionMode, true> = { fixed: true, engine: true };
 const ADMISSION_MODES = Object.keys(MODES) as AdmissionMode[];
 
+/** The mode without the flag: the library's DEFAULT_ADMISSION (src/rollout/admission/session-admission.ts; a test keeps them equal). */
+export const DEFAULT_ADMISSION_MODE: AdmissionMode = 'engine';
+
 export const ADMISSION_FLAG_HELP =
-  'how many agents run at once: fixed (the default: --concurrency, default 4) or engine (as many as the engine\'s KV cache holds without queueing or preemption, read from its /metrics, up to --concurrency or what the host holds)';
+  `how many agents run at once: engine (as many as each engine replica's KV cache holds by the context sessions hold over their life, read from its /metrics, up to --concurrency or what the host holds) or fixed (--concurrency, default 4) (default: ${DEFAULT_ADMISSION_MODE})`;
 
 export function parseAdmissionMode(value: string): AdmissionMode {
   if ((ADMISSION_MODES as readonly string[]).includes(value)) return value as AdmissionMode;

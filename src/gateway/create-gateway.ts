@@ -127,6 +127,11 @@ export interface Gateway {
   resolveUpstreamModel(signal: AbortSignal): Promise<string>;
   /** Every upstream replica: health, pinned sessions, calls in flight and served. */
   replicas(): ReplicaStatus[];
+  /**
+   * Pins a session to a replica before its first call (engine admission placed it there, by the replica's URL).
+   * Ignored for a URL that is no replica's or a replica that is down (the session then goes to the least loaded).
+   */
+  pinSession(sessionId: number, replicaUrl: string): void;
   close(): Promise<void>;
 }
 
@@ -342,6 +347,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     generation,
     activity: () => meter.snapshot(),
     replicas: () => pool.statuses(),
+    pinSession: (sessionId, replicaUrl) => pool.pin(sessionId, replicaUrl),
     resolveUpstreamModel,
     listen(port = 0, host = '127.0.0.1') {
       const server = newServer();

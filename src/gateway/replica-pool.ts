@@ -57,7 +57,7 @@ export class ReplicaPool {
   private readonly health: ReplicaHealth;
 
   constructor(urls: readonly string[], options: ReplicaPoolOptions) {
-    const unique = [...new Set(urls.map((url) => url.replace(/\/+$/, '')))];
+    const unique = [...new Set(urls.map(normaliseUrl))];
     if (unique.length === 0) throw new Error('ReplicaPool needs at least one upstream URL');
     this.replicas = unique.map((url) => ({
       url,
@@ -116,6 +116,15 @@ export class ReplicaPool {
     if (index < 0 || this.replicas.length === 1) return;
     if (refused) this.markDown(this.replicas[index] as Replica, reason);
     else this.health.checkNow(index);
+  }
+
+  /** Pins the session to the replica at `url` (normalised as the pool's URLs are) if it is healthy; else changes nothing. */
+  pin(sessionId: number, url: string): void {
+    const replica = this.replicas.find((candidate) => candidate.url === normaliseUrl(url));
+    if (replica === undefined || !replica.healthy) return;
+    this.pins.get(sessionId)?.sessions.delete(sessionId);
+    replica.sessions.add(sessionId);
+    this.pins.set(sessionId, replica);
   }
 
   /** The session ended: its pin is dropped. */
@@ -178,6 +187,11 @@ export class ReplicaPool {
     replica.downSince = null;
     replica.down = downController();
   }
+}
+
+/** A replica's URL as the pool names it (no trailing slashes). */
+export function normaliseUrl(url: string): string {
+  return url.replace(/\/+$/, '');
 }
 
 /**

@@ -39,6 +39,24 @@ export interface RolloutAdmissionMetrics {
   target: number | null;
   hold: string | null;
   hostCap: number | null;
+  /** engine: the context a session typically holds (tokens) and the duty cycle the target divides by (absent in fixed mode). */
+  heldContext?: number | null;
+  duty?: number;
+  /** engine with several replicas: each replica's own part (absent with one replica and in fixed mode). */
+  replicas?: RolloutReplicaAdmission[];
+}
+
+/** One replica under engine admission at a snapshot. */
+export interface RolloutReplicaAdmission {
+  /** Its base URL. */
+  replica: string;
+  active: number;
+  target: number;
+  hold: string | null;
+  /** Its last reading: KV usage (0..1), requests queued, preemptions counted; null before one. */
+  kvUsage: number | null;
+  waiting: number | null;
+  preemptions: number | null;
 }
 
 /** A point-in-time view of a running rollout; the scheduler emits one every few seconds. */

@@ -29,7 +29,7 @@ import { timePhase } from './time-phase.js';
 import type { EngineMetricsPoller, EngineUsageWindow } from '../upstream/metrics/engine-metrics-poller.js';
 import { runEngineMetrics } from './run-engine-metrics.js';
 import type { HostPool, HostPoolEvent } from './hosts/host-pool.js';
-import type { RolloutEngineMetrics, RolloutMetricsEvent } from './rollout-metrics.js';
+import type { RolloutAdmissionMetrics, RolloutEngineMetrics, RolloutMetricsEvent } from './rollout-metrics.js';
 
 /** What a job needs from its scheduler. */
 export interface JobHost {
@@ -268,7 +268,22 @@ export class RunJob {
     const snapshot = { ...this.metrics.snapshot(activity, engine), ...hosts };
     const state = this.#host.admission?.();
     if (state === undefined) return snapshot;
-    const admission = { mode: state.mode, active: state.active, waiting: state.waiting, limit: state.limit, target: state.engine?.target ?? null, hold: state.engine?.hold ?? null, hostCap: state.hostCap };
+    const admission: RolloutAdmissionMetrics = { mode: state.mode, active: state.active, waiting: state.waiting, limit: state.limit, target: state.engine?.target ?? null, hold: state.engine?.hold ?? null, hostCap: state.hostCap };
+    if (state.engine !== null) {
+      admission.heldContext = state.engine.heldContext;
+      admission.duty = state.engine.duty;
+    }
+    if (state.replicas !== null && state.replicas.length > 1) {
+      admission.replicas = state.replicas.map((replica) => ({
+        replica: replica.replica,
+        active: replica.active,
+        target: replica.target,
+        hold: replica.hold,
+        kvUsage: replica.load?.kvUsage ?? null,
+        waiting: replica.load?.waiting ?? null,
+        preemptions: replica.load?.preemptions ?? null,
+      }));
+    }
     return { ...snapshot, admission };
   }
 

@@ -69,9 +69,9 @@ export interface RolloutOptions {
   timeoutSeconds: number;
   /** At most this many tasks (after --instance). */
   limit?: number;
-  /** Agents running at once (the run pool); with `admission: 'engine'` the most. */
+  /** Agents running at once (the run pool); with `admission: 'engine'` (the default) the most. */
   concurrency?: number;
-  /** `--admission`: fixed (`concurrency` agents, the default) or engine (as the engine's metrics allow). */
+  /** `--admission`: engine (the default: as the engines' metrics allow, up to `concurrency`) or fixed (`concurrency` agents, default 4). */
   admission?: AdmissionMode;
   /** Override any pool size. */
   pipeline?: Partial<PipelineSizes>;

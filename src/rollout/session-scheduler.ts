@@ -6,6 +6,7 @@
 import { rmSync } from 'node:fs';
 import { observeRecorder } from '../capture/observe-recorder.js';
 import { createGateway, type Gateway } from '../gateway/create-gateway.js';
+import { normaliseUrl } from '../gateway/replica-pool.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
 import { createStoreRecorder } from '../store/create-store-recorder.js';
@@ -20,9 +21,10 @@ import type { RolloutResult } from './run-rollout.js';
 import { createSessionEndpoints } from './session-endpoints.js';
 import { type PoolDepths, StagePools } from './stage-pools.js';
 import { createSessionAdmission } from './admission/create-session-admission.js';
-import { engineLoadFromSnapshot } from './admission/engine-load.js';
+import { engineLoadsFromSnapshot } from './admission/engine-load.js';
 import { footprintOfUsage, type HarnessFootprint, type HarnessFootprints } from './admission/host-capacity.js';
-import type { AdmissionMode, AdmissionState, SessionAdmission } from './admission/session-admission.js';
+import { DEFAULT_ADMISSION, type AdmissionMode, type AdmissionPlace, type AdmissionState, type SessionAdmission } from './admission/session-admission.js';
+import { HeldContext } from './admission/session-contexts.js';
 import { HostPool } from './hosts/host-pool.js';
 
 export interface SessionSchedulerOptions {
@@ -39,7 +41,7 @@ export interface SessionSchedulerOptions {
   tasks?: SwebenchRecord[];
   /** Polling of the replicas' engine metrics (ceiling flag, interval). */
   engineMetrics?: EngineMetricsSettings;
-  /** `--admission`: fixed (default; `sizes.runWorkers` agents) or engine (up to `sizes.runWorkers`, as the engine's metrics allow). */
+  /** `--admission`: engine (the default: up to `sizes.runWorkers`, as the engines' metrics allow) or fixed (`sizes.runWorkers` agents). */
   admission?: AdmissionMode;
   /** The Docker hosts (--hosts, admitted); default the local engine (`runtime`) alone. The caller closes it. */
   hosts?: HostPool;
@@ -69,8 +71,10 @@ export class SessionScheduler {
   readonly #admission: SessionAdmission;
   readonly #admissionMode: AdmissionMode;
   readonly #footprints: HarnessFootprints;
-  /** Each session's last call: prompt + sampled tokens (what its context reached). */
-  readonly #contexts = new Map<number, number>();
+  /** Each session's calls folded into what its context held and reached (engine admission's estimate and guard). */
+  readonly #contexts = new Map<number, HeldContext>();
+  /** Each session's place in the admission gate while its agent runs (told the context it holds after each call). */
+  readonly #places = new Map<number, AdmissionPlace>();
   readonly #stopPolling: () => void;
   #closed = false;
 
@@ -85,7 +89,10 @@ export class SessionScheduler {
     const recorder = observeRecorder(createStoreRecorder(store, { simulated: upstream.simulated }), (record) => {
       const sampled = record.capture.tokenIds?.length ?? 0;
       this.#jobs.get(record.sessionId)?.metrics.addTokens(sampled);
-      this.#contexts.set(record.sessionId, (record.capture.promptTokenIds?.length ?? record.capture.promptTokens ?? 0) + sampled);
+      let context = this.#contexts.get(record.sessionId);
+      if (context === undefined) this.#contexts.set(record.sessionId, (context = new HeldContext()));
+      context.add(record.capture.promptTokenIds?.length ?? record.capture.promptTokens ?? 0, sampled);
+      this.#places.get(record.sessionId)?.holding(context.current);
     });
     this.gateway = createGateway({
       upstreamUrls: upstream.urls,
@@ -96,12 +103,13 @@ export class SessionScheduler {
       tokenInHistory: (id: number) => store.calls.listBySession(id),
       sessionSettings: (id) => this.#jobs.get(id)?.settings,
     });
-    this.#admissionMode = options.admission ?? 'fixed';
+    this.#admissionMode = options.admission ?? DEFAULT_ADMISSION;
     const setup = createSessionAdmission({
       mode: this.#admissionMode,
       concurrency: options.sizes.runWorkers,
       contextWindow: upstream.profile.maxModelLen,
-      ...(this.#admissionMode === 'engine' ? { priorContexts: store.calls.recentFinalContexts({ model: upstream.profile.model }) } : {}),
+      replicas: upstream.urls.map(normaliseUrl),
+      ...(this.#admissionMode === 'engine' ? { priorContexts: store.calls.recentSessionContexts({ model: upstream.profile.model }) } : {}),
       // Many hosts: what they hold together (measured per host), not this machine's memory.
       ...(this.hosts.remote ? { capacity: () => this.hosts.capacity() } : {}),
     });
@@ -109,14 +117,21 @@ export class SessionScheduler {
     this.#footprints = setup.footprints;
     this.hosts.useFootprints(this.#footprints);
     this.#stopPolling = engineMetrics.onPoll((snapshot) => {
-      const load = engineLoadFromSnapshot(snapshot, this.gateway.generation.state().paused);
-      if (load !== null) this.#admission.observe(load, performance.now());
+      const loads = engineLoadsFromSnapshot(snapshot, this.gateway.generation.state().paused);
+      // Keyed as the admission's replicas are (the gateway's normalised URLs).
+      if (loads.size > 0) this.#admission.observe(new Map([...loads].map(([url, load]) => [normaliseUrl(url), load])), performance.now());
     });
     this.#pools = new StagePools<SessionUnit>(
       options.sizes,
       {
         init: (unit) => unit.job.init(unit),
-        run: (unit) => unit.job.runAgent(unit),
+        run: (unit, place) => {
+          const id = unit.item.session.id;
+          if (place !== undefined) this.#places.set(id, place);
+          // Engine admission over several replicas placed the session on one: its calls go there.
+          if (place?.replica != null) this.gateway.pinSession(id, place.replica);
+          return unit.job.runAgent(unit);
+        },
         post: (unit) => unit.job.post(unit),
         dropped: (unit) => unit.job.stopped(),
         left: (unit, how) => unit.job.left(unit, how),
@@ -188,9 +203,10 @@ export class SessionScheduler {
    */
   async #agentEnded(unit: SessionUnit): Promise<void> {
     const id = unit.item.session.id;
-    const context = this.#contexts.get(id);
+    const context = this.#contexts.get(id)?.value() ?? null;
     this.#contexts.delete(id);
-    if (context !== undefined && unit.prepared?.failure === undefined) this.#admission.sessionEnded(context);
+    this.#places.delete(id);
+    if (context !== null && unit.prepared?.failure === undefined) this.#admission.sessionEnded(context);
     const ran = unit.ran;
     if ((this.#admissionMode !== 'engine' && !this.hosts.remote) || ran?.usage === undefined) return;
     const { create = 0, prepare = 0, agent = 0 } = ran.timings;

@@ -2,15 +2,18 @@
 // init and run, fed while they run. The staged pipeline of `polar rollout` and `polar serve`: sessions of
 // every run submitted to one scheduler share the pools. Unlike run-pipeline.ts (a fixed list of items,
 // also the serial baseline of the benchmarks), items arrive at any time and the pools live until closed.
-import type { SessionAdmission } from './admission/session-admission.js';
+import type { AdmissionPlace, SessionAdmission } from './admission/session-admission.js';
 import { AsyncChannel } from './async-channel.js';
 import type { PipelineSizes } from './run-pipeline.js';
 
 export interface PoolStages<T> {
   /** Create and prepare (container, workspace); bounded by `initWorkers`. */
   init(item: T): Promise<void>;
-  /** The agent; bounded by `runWorkers` (how many agents hit the model at once). */
-  run(item: T): Promise<void>;
+  /**
+   * The agent; bounded by `runWorkers` (how many agents hit the model at once). `place`: its place in the
+   * admission gate, when the pools have one (with several engine replicas, the replica it was admitted to).
+   */
+  run(item: T, place?: AdmissionPlace): Promise<void>;
   /** Patch, evaluation, teardown; bounded by `postWorkers`. */
   post(item: T): Promise<void>;
   /**
@@ -53,7 +56,7 @@ export class StagePools<T> {
   ) {
     this.#ready = new AsyncChannel<T>(Math.max(1, sizes.readyBuffer));
     this.#init = this.#workers(sizes.initWorkers, this.#queued, (item) => stages.init(item), this.#ready, true);
-    const run = admission === undefined ? (item: T) => stages.run(item) : (item: T) => admitted(admission, () => stages.run(item));
+    const run = admission === undefined ? (item: T) => stages.run(item) : (item: T) => admitted(admission, (place) => stages.run(item, place));
     this.#run = this.#workers(sizes.runWorkers, this.#ready, run, this.#finished, false);
     this.#post = this.#workers(sizes.postWorkers, this.#finished, (item) => stages.post(item), undefined, false);
   }
@@ -98,11 +101,11 @@ export class StagePools<T> {
 }
 
 /** Runs `stage` in a place of the admission gate. */
-async function admitted(admission: SessionAdmission, stage: () => Promise<void>): Promise<void> {
-  const release = await admission.acquire();
+async function admitted(admission: SessionAdmission, stage: (place: AdmissionPlace) => Promise<void>): Promise<void> {
+  const place = await admission.acquire();
   try {
-    await stage();
+    await stage(place);
   } finally {
-    release();
+    place.release();
   }
 }

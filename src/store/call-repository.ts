@@ -4,7 +4,7 @@ import type { CallRecord } from '../capture/call-record.js';
 import { createCallWriter } from './create-call-writer.js';
 import { createCallInserter } from './insert-call.js';
 import { createCallReader } from './read-calls.js';
-import { createRecentFinalContexts, type RecentFinalContextsOptions } from './recent-final-contexts.js';
+import { createRecentSessionContexts, type RecentSessionContextsOptions, type StoredSessionContext } from './recent-session-contexts.js';
 import type { CallRawBytes, ReadCallsOptions, StoredCall, StoredCallWithRaw } from './stored-call.js';
 
 export interface CallRepository {
@@ -33,7 +33,7 @@ export interface CallRepository {
   /** The raw bytes of these calls alone (not every call of their sessions), by id. Throws DataError for an unknown id. */
   rawOf(ids: Iterable<number>): Map<number, CallRawBytes>;
   /** What the newest sessions served by a model reached (last call's prompt + sampled tokens), newest first. */
-  recentFinalContexts(options: RecentFinalContextsOptions): number[];
+  recentSessionContexts(options: RecentSessionContextsOptions): StoredSessionContext[];
 }
 
 /** `writerPath`: the database file a commit worker may open (undefined: commit inline). */
@@ -57,6 +57,6 @@ export function createCallRepository(db: Database.Database, writerPath?: string)
     get: reader.get as CallRepository['get'],
     listBySession: reader.listBySession as CallRepository['listBySession'],
     rawOf: reader.rawOf,
-    recentFinalContexts: createRecentFinalContexts(db),
+    recentSessionContexts: createRecentSessionContexts(db),
   };
 }

@@ -1,23 +1,28 @@
 // The figures of one loop over its measured steps (from the end of the first trainer step, the warm-up, to the
 // end of the last): GPU time by what it did, sessions trained per hour, idle GPU in the tail, preemptions, and
 // the staleness of trained tokens (trainer step s trains on weights of version s; a token sampled with version v
-// is s - v versions behind).
+// is s - v versions behind). On a shared GPU the rollout time is the window less the trainer steps; engine GPUs
+// of their own are rollout GPUs for the whole window (a weight push or a wait for the trainer is theirs to lose).
 import type { LoopWorld } from './gpu-loop-world.js';
+import type { Topology } from './gpu-topology.js';
 
 export interface LoopFigures {
   stepsMeasured: number;
   hours: number;
-  /** Share of the window the GPU spent in trainer steps. */
+  /** Share of the window the trainer spent in trainer steps. */
   trainShare: number;
-  /** Engine busy (any step running) over the rollout time (window less trainer steps), and over the window with training counted busy. */
+  /**
+   * Engine busy (any step running) over the engines' rollout time (shared GPU: the window less trainer steps; engine
+   * GPUs: the whole window, summed over the replicas), and over every GPU's window with training counted busy.
+   */
   busyRollout: number;
   busyLoop: number;
-  /** Useful GPU time (tokens that stay in a trajectory: no recomputation, no re-prefill, nothing cancelled) over the rollout time, and over the window with training. */
+  /** Useful engine time (tokens that stay in a trajectory: no recomputation, no re-prefill, nothing cancelled) over the rollout time, and over every GPU's window with training. */
   effectiveRollout: number;
   effectiveLoop: number;
   /** Tokens processed ÷ (the profile's ceiling × rollout time): what /v1/status calls effective utilisation. */
   ceilingUtil: number;
-  /** Sampled tokens per second of rollout time. */
+  /** Sampled tokens per second of rollout time (per engine GPU). */
   generatedPerSecond: number;
   /** Mean running batch while the engine stepped. */
   meanBatch: number;
@@ -30,7 +35,7 @@ export interface LoopFigures {
    * per second fall short of the loop's rate outside tails by the share counted (an idle GPU loses all of it).
    */
   tailWaste: number;
-  /** GPU fully idle outside trainer steps, as a share of the window. */
+  /** Engine GPUs fully idle outside trainer steps, as a share of their window. */
   idle: number;
   preemptions: number;
   staleness: { mean: number; max: number };
@@ -39,7 +44,7 @@ export interface LoopFigures {
   cancelledShare: number;
 }
 
-export function loopFigures(world: LoopWorld): LoopFigures {
+export function loopFigures(world: LoopWorld, topology: Pick<Topology, 'trainerGpus'>): LoopFigures {
   const steps = world.steps;
   const first = steps[0];
   const last = steps[steps.length - 1];
@@ -49,14 +54,19 @@ export function loopFigures(world: LoopWorld): LoopFigures {
   const windowMs = to.at - from.at;
   const measured = steps.slice(1);
   const trainMs = measured.reduce((sum, step) => sum + (step.endedAt - step.startedAt), 0);
-  const rolloutMs = windowMs - trainMs;
+  const engines = world.engines.length;
+  const shared = topology.trainerGpus === 0;
+  // GPU-ms the engines had for rollout: the shared GPU between trainer steps; engine GPUs the whole window each.
+  const rolloutMs = shared ? windowMs - trainMs : engines * windowMs;
+  const gpuMs = shared ? windowMs : (engines + topology.trainerGpus) * windowMs;
+  const trainGpuMs = shared ? trainMs : topology.trainerGpus * trainMs;
   if (!(rolloutMs > 0)) throw new Error('the measured steps left no rollout time between them (the next groups were complete before each step): measure more steps or larger ones');
   const cancelledSessions = world.batches.flatMap((batch) => batch.sessions).filter((session) => session.cancelledAt !== null && session.cancelledAt > from.at && session.cancelledAt < to.at);
   const cancelledMs = cancelledSessions.reduce((sum, session) => sum + session.usefulMs, 0);
   const usefulMs = to.usefulMs - from.usefulMs - cancelledMs;
   const busyMs = to.busyMs - from.busyMs;
   let idleMs = 0;
-  for (const [start, end] of world.idle) idleMs += Math.max(0, Math.min(end, to.at) - Math.max(start, from.at));
+  for (const engine of world.engines) for (const [start, end] of engine.idle) idleMs += Math.max(0, Math.min(end, to.at) - Math.max(start, from.at));
   let behind = 0;
   let tokens = 0;
   let maxBehind = 0;
@@ -76,16 +86,16 @@ export function loopFigures(world: LoopWorld): LoopFigures {
     hours: windowMs / 3_600_000,
     trainShare: trainMs / windowMs,
     busyRollout: busyMs / rolloutMs,
-    busyLoop: (busyMs + trainMs) / windowMs,
+    busyLoop: (busyMs + trainGpuMs) / gpuMs,
     effectiveRollout: usefulMs / rolloutMs,
-    effectiveLoop: (usefulMs + trainMs) / windowMs,
+    effectiveLoop: (usefulMs + trainGpuMs) / gpuMs,
     ceilingUtil: (to.processedTokens - from.processedTokens) / (ceiling * (rolloutMs / 1000)),
     generatedPerSecond: (to.generationTokens - from.generationTokens) / (rolloutMs / 1000),
     meanBatch: busyMs === 0 ? 0 : (to.batchMs - from.batchMs) / busyMs,
     sessionsPerHour: (sessionsTrained + to.inProgress - from.inProgress) / (windowMs / 3_600_000),
     sessionsTrained,
     tailWaste: lostOutputMs(world, from.at, to.at) / windowMs,
-    idle: idleMs / windowMs,
+    idle: idleMs / (engines * windowMs),
     preemptions: to.preemptions - from.preemptions,
     staleness: { mean: tokens === 0 ? 0 : behind / tokens, max: maxBehind },
     cancelled: cancelledSessions.length,

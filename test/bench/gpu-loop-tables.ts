@@ -99,3 +99,39 @@ export function goalLines(results: readonly LoopResult[], kind: LoopKind): strin
     line(perHourOfStep <= 5, `preemptions near zero (<= 5 per hour): ${f.preemptions} in ${formatNumber(f.hours, 2)} h`),
   ];
 }
+
+/** Where the engines' time went when it was not useful: recomputed or cancelled work while busy, and idle. */
+function lostTime(f: LoopFigures): string {
+  return `engines busy ${percent(f.busyRollout)} of their time, ${percent(f.busyRollout - f.effectiveRollout)} of it recomputation, evicted-prefix re-prefill or cancelled work; idle ${percent(1 - f.busyRollout)}`;
+}
+
+/** The issue's goal for one shared GPU: the whole loop's GPU time useful (trainer steps count as useful). */
+export function sharedGoalLines(results: readonly LoopResult[], kind: LoopKind): string[] {
+  const f = results.find((result) => result.kind === kind)?.figures;
+  if (f === undefined) throw new Error(`the shared-GPU goal judges the ${kind} loop: run it`);
+  const met = f.effectiveLoop >= 0.95;
+  return [`- ${met ? 'met' : 'MISSED'}: whole-loop useful GPU time >= 95%: ${percent(f.effectiveLoop)}${met ? '' : ` (${lostTime(f)})`}`];
+}
+
+/**
+ * The issue's goals for disaggregated rollout and trainer GPUs (topology b): sessions/h at least twice the
+ * synchronous loop's, the rollout GPUs' effective utilisation at least 95% (Polar reports 87.7%), tail waste at
+ * most 5%. A missed goal says what its figure is made of.
+ */
+export function disaggregatedGoalLines(results: readonly LoopResult[], kind: LoopKind): string[] {
+  const of = (wanted: LoopKind): LoopFigures | undefined => results.find((result) => result.kind === wanted)?.figures;
+  const f = of(kind);
+  const sync = of('sync');
+  if (f === undefined || sync === undefined) throw new Error(`the goals compare ${kind} with the sync loop: run both`);
+  const line = (met: boolean, text: string, reason: string): string => `- ${met ? 'met' : 'MISSED'}: ${text}${met ? '' : ` (${reason})`}`;
+  const ratio = f.sessionsPerHour / sync.sessionsPerHour;
+  return [
+    line(
+      ratio >= 2,
+      `sessions/h >= 2x synchronous: ${times(ratio)} (${formatNumber(f.sessionsPerHour, 1)} vs ${formatNumber(sync.sessionsPerHour, 1)})`,
+      `the same sessions need the same useful GPU time, so the gain is bounded by the rollout GPUs' useful time: ${percent(f.effectiveRollout)} vs the synchronous loop's ${percent(sync.effectiveRollout)} (${times(f.effectiveRollout / sync.effectiveRollout)}); the synchronous loop's rollout GPUs are idle ${percent(sync.idle)} of the window, waiting for the trainer, the push and the tail`,
+    ),
+    line(f.effectiveRollout >= 0.95, `rollout-GPU effective utilisation >= 95% (Polar reports 87.7%): ${percent(f.effectiveRollout)}`, lostTime(f)),
+    line(f.tailWaste <= 0.05, `tail waste <= 5% of a step: ${percent(f.tailWaste)}`, 'output lost while the last sessions of a step finish'),
+  ];
+}

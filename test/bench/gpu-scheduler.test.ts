@@ -8,6 +8,7 @@ import { goalLines, loopTable, sensitivityTable } from './gpu-loop-tables.js';
 import { runLoop } from './gpu-loops.js';
 import { loopFigures } from './gpu-loop-figures.js';
 import { defaultGpuBenchConfig, runGpuBench, varyWorkload, type GpuBenchConfig } from './gpu-scheduler.js';
+import { TOPOLOGIES } from './gpu-topology.js';
 
 function figures(over: Partial<LoopFigures>): LoopFigures {
   return {
@@ -56,7 +57,10 @@ function tinyConfig(): GpuBenchConfig {
   return {
     ...config,
     params: { ...config.params, groups: 2, samples: 2, steps: 3, extraGroups: 1, hostSlots: 2, random: () => seededRandom(3) },
-    variations: [{ label: 'tool time x2', toolScale: 2 }],
+    topologies: [
+      { topology: TOPOLOGIES.shared, groups: 2, hostSlots: 2, variations: [{ label: 'tool time x2', toolScale: 2 }] },
+      { topology: { ...TOPOLOGIES.fleet, engines: 2, trainerGpus: 2 }, groups: 2, hostSlots: 4, variations: [] },
+    ],
   };
 }
 
@@ -71,7 +75,7 @@ describe('on a tiny configuration', () => {
         expect(new Set(step.sessions.map((session) => session.group)).size).toBe(2);
         expect(step.sessions.every((session) => session.ended && !session.cancelled && session.versions.length > 0)).toBe(true);
       }
-      const f = loopFigures(world);
+      const f = loopFigures(world, params.topology);
       expect(f.sessionsTrained).toBe(8);
       expect(f.effectiveRollout).toBeGreaterThan(0);
       expect(f.effectiveRollout).toBeLessThanOrEqual(f.busyRollout + 1e-9);
@@ -80,12 +84,31 @@ describe('on a tiny configuration', () => {
     }
   });
 
-  it('the benchmark\'s text: parameters, workload, a row per loop, the goals, the sensitivity rows', async () => {
+  it('with trainer GPUs of its own, the engines generate while the new scheduler trains; the synchronous loop\'s wait; on a shared GPU none do', async () => {
+    const config = tinyConfig();
+    const fleet = { ...config.params, topology: config.topologies[1]!.topology, hostSlots: 4 };
+    const shared = { ...config.params, topology: TOPOLOGIES.shared };
+    const carryFleet = await runLoop('carry', fleet);
+    expect(carryFleet.engines).toHaveLength(2);
+    expect(carryFleet.engineMsDuringTraining).toBeGreaterThan(0);
+    expect((await runLoop('sync', fleet)).engineMsDuringTraining).toBe(0);
+    expect((await runLoop('carry', shared)).engineMsDuringTraining).toBe(0);
+    // Both replicas served sessions.
+    const f = loopFigures(carryFleet, fleet.topology);
+    expect(f.busyRollout).toBeGreaterThan(0);
+  });
+
+  it('the benchmark\'s text: parameters, sources, workload, each topology with a row per loop, its goals, the sensitivity rows', async () => {
     const text = await runGpuBench(tinyConfig());
     expect(text).toContain('GPU: simulated qwen3-8b-h100');
     expect(text).toContain('Trainer step:');
-    for (const label of ['(i) synchronous', '(ii) polar serve today', 'tail carry', 'tail cancel', 'as measured above', 'tool time x2']) expect(text).toContain(label);
-    expect(text.split('\n').filter((line) => /^- (met|MISSED): /.test(line))).toHaveLength(5);
+    expect(text).toContain('Sources of the constants:');
+    expect(text).toContain('NVLink 4');
+    for (const label of ['### one shared GPU', '### (b) 4 engine replicas', '(i) synchronous', '(ii) polar serve today', 'tail carry', 'tail cancel', 'as measured above', 'tool time x2']) expect(text).toContain(label);
+    // Shared: whole-loop useful time + the five of issue 25; disaggregated (b): 2x, rollout-GPU utilisation, tail waste.
+    expect(text.split('\n').filter((line) => /^- (met|MISSED): /.test(line))).toHaveLength(9);
+    expect(text).toMatch(/- (met|MISSED): whole-loop useful GPU time >= 95%/);
+    expect(text).toMatch(/- (met|MISSED): rollout-GPU effective utilisation >= 95% \(Polar reports 87.7%\)/);
   });
 
   it('varyWorkload scales tool time only, output length through the sampled tokens', () => {

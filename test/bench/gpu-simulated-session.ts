@@ -4,20 +4,31 @@
 // the production stage pools run. A cancelled session stops at once: its call in flight is aborted in the
 // engine, a held call or a tool wait ends.
 import { HeldCallAbortedError, type GenerationGate } from '../../src/gateway/generation-control.js';
+import type { AdmissionPlace } from '../../src/rollout/admission/session-admission.js';
+import { HeldContext } from '../../src/rollout/admission/session-contexts.js';
 import type { GenerationHandle } from '../../src/sim/engine/generation-types.js';
-import type { VirtualTimeDriver } from '../../src/sim/engine/virtual-time-driver.js';
+import type { VirtualClock, VirtualTimeDriver } from '../../src/sim/engine/virtual-time-driver.js';
 import type { MeteredScheduler, UsefulAccount } from './gpu-metered-scheduler.js';
 import type { SessionTokens } from './gpu-session-tokens.js';
 import type { SessionPlan } from './workload/session-plan.js';
 
 export type SimStage = 'queued' | 'init' | 'ready' | 'running' | 'post' | 'done';
 
-/** The machine every session of a loop shares. */
-export interface SimWorld {
+/** One engine GPU a session's calls go to. */
+export interface SessionEngine {
   gpu: VirtualTimeDriver;
   meter: MeteredScheduler;
+  /** Sessions whose calls go to it now. */
+  sessions: number;
+}
+
+/** The machine every session of a loop shares. */
+export interface SimWorld {
+  clock: VirtualClock;
   /** polar's gateway gate: holds calls while generation is paused, records the policy version. */
   gate: GenerationGate;
+  /** The engine a starting session's calls go to (counted in its `sessions` until the session's agent ends). */
+  engineFor(place: AdmissionPlace | undefined): SessionEngine;
 }
 
 export class SimSession implements UsefulAccount {
@@ -28,6 +39,8 @@ export class SimSession implements UsefulAccount {
   readonly versions: number[] = [];
   /** Tokens of the whole merged sequence (last prompt + last output). */
   sequenceTokens = 0;
+  /** What its context held and reached, call by call (engine admission's estimate and guard). */
+  readonly context = new HeldContext();
   endedAt: number | null = null;
   /** Virtual time its agent started (null before). */
   agentStartedAt: number | null = null;
@@ -37,6 +50,8 @@ export class SimSession implements UsefulAccount {
   cancelledAt: number | null = null;
   readonly stop = new AbortController();
   private handle: GenerationHandle | null = null;
+  /** The engine its calls go to while its agent runs. */
+  private engine: SessionEngine | null = null;
 
   constructor(
     readonly id: number,
@@ -65,17 +80,25 @@ export class SimSession implements UsefulAccount {
     this.stage = 'ready';
   }
 
-  async run(): Promise<void> {
+  /** The agent; `place`: its place in the admission gate, told the context the session holds after each call. */
+  async run(place?: AdmissionPlace): Promise<void> {
     if (this.cancelled) return;
     this.stage = 'running';
-    this.agentStartedAt = this.world.gpu.now;
-    await this.wait(this.plan.harnessStartMs);
-    for (let index = 0; index < this.plan.turns.length && !this.cancelled; index++) {
-      const turn = this.plan.turns[index]!;
-      const { prompt, output } = this.tokens.call(turn, index);
-      if (!(await this.call(prompt, output, turn.prefixTokens))) return;
-      this.sequenceTokens = prompt.length + output.length;
-      await this.wait(turn.toolMs);
+    this.agentStartedAt = this.world.clock.now;
+    this.engine = this.world.engineFor(place);
+    try {
+      await this.wait(this.plan.harnessStartMs);
+      for (let index = 0; index < this.plan.turns.length && !this.cancelled; index++) {
+        const turn = this.plan.turns[index]!;
+        const { prompt, output } = this.tokens.call(turn, index);
+        if (!(await this.call(prompt, output, turn.prefixTokens))) return;
+        this.sequenceTokens = prompt.length + output.length;
+        this.context.add(prompt.length, output.length);
+        place?.holding(this.context.current);
+        await this.wait(turn.toolMs);
+      }
+    } finally {
+      this.engine.sessions -= 1;
     }
   }
 
@@ -85,21 +108,22 @@ export class SimSession implements UsefulAccount {
       await this.wait(this.plan.postMs);
     }
     this.stage = 'done';
-    this.endedAt = this.world.gpu.now;
+    this.endedAt = this.world.clock.now;
   }
 
   /** Stops the session now: the call in flight is aborted in the engine, a held call or a wait ends. */
   cancel(): void {
     if (this.cancelled || this.ended) return;
     this.cancelled = true;
-    this.cancelledAt = this.world.gpu.now;
+    this.cancelledAt = this.world.clock.now;
     this.handle?.cancel();
     this.stop.abort();
   }
 
   /** One model call through the gate; false when the session was cancelled meanwhile. */
   private async call(prompt: readonly number[], output: readonly number[], prefixTokens: number): Promise<boolean> {
-    const { gate, gpu, meter } = this.world;
+    const { gate } = this.world;
+    const { gpu, meter } = this.engine as SessionEngine;
     const modelCall = {};
     try {
       await gate.enter(modelCall, this.stop.signal);
@@ -130,7 +154,7 @@ export class SimSession implements UsefulAccount {
         resolve();
       };
       signal.addEventListener('abort', done, { once: true });
-      this.world.gpu.after(ms, done);
+      this.world.clock.after(ms, done);
     });
   }
 }

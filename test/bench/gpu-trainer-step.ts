@@ -22,18 +22,23 @@ export interface TrainerModel {
 
 export const DEFAULT_TRAINER: TrainerModel = { flopsPerTokenPerParameter: 8, mfu: 0.35, weightUpdateMs: 5_000 };
 
-/** GPU milliseconds one trainer step takes on sequences of these lengths (tokens). */
-export function trainerStepMs(profile: GpuProfile, trainer: TrainerModel, sequences: readonly number[]): number {
+/** Milliseconds `gpus` GPUs (data parallel, each at the trainer's MFU) compute one trainer step on sequences of these lengths (tokens). */
+export function trainerComputeMs(profile: GpuProfile, trainer: TrainerModel, sequences: readonly number[], gpus = 1): number {
   let flops = 0;
   for (const length of sequences) flops += trainer.flopsPerTokenPerParameter * matmulParameters(profile.model) * length + 4 * attentionFlops(profile.model, length, 0);
-  return (flops / (profile.gpu.peakFlops * trainer.mfu)) * 1000 + trainer.weightUpdateMs;
+  return (flops / (gpus * profile.gpu.peakFlops * trainer.mfu)) * 1000;
+}
+
+/** GPU milliseconds one trainer step takes on the shared GPU: its compute plus the in-place weight update. */
+export function trainerStepMs(profile: GpuProfile, trainer: TrainerModel, sequences: readonly number[]): number {
+  return trainerComputeMs(profile, trainer, sequences) + trainer.weightUpdateMs;
 }
 
 export function describeTrainer(profile: GpuProfile, trainer: TrainerModel): string {
-  const perSequence = (length: number): string => (trainerStepMs(profile, { ...trainer, weightUpdateMs: 0 }, [length]) / 1000).toFixed(1);
+  const perSequence = (length: number): string => (trainerComputeMs(profile, trainer, [length]) / 1000).toFixed(1);
   return (
     `Trainer step: ${trainer.flopsPerTokenPerParameter} x ${(matmulParameters(profile.model) / 1e9).toFixed(2)}B matmul parameters FLOPs per trained token ` +
     `(6 forward + backward, 2 old-logprob forward) + 4x causal attention FLOPs per sequence, at ${Math.round(trainer.mfu * 100)}% MFU of ${profile.gpu.name} (${(profile.gpu.peakFlops / 1e12).toFixed(0)} TFLOP/s bf16): ` +
-    `${perSequence(10_000)} s per 10k-token sequence, ${perSequence(40_000)} s per 40k-token one, + ${(trainer.weightUpdateMs / 1000).toFixed(0)} s weight update per step; generation paused meanwhile.`
+    `${perSequence(10_000)} s per 10k-token sequence, ${perSequence(40_000)} s per 40k-token one on one GPU (n trainer GPUs, data parallel: 1/n of it); on the shared GPU + ${(trainer.weightUpdateMs / 1000).toFixed(0)} s in-place weight update per step, generation paused meanwhile.`
   );
 }

@@ -45,6 +45,23 @@ describe('ReplicaPool', () => {
     expect(replicas.statuses()[1]?.sessions).toBe(0);
   });
 
+  it('pins a session where engine admission placed it (by URL, a trailing slash ignored), unless that replica is down', async () => {
+    const replicas = make();
+    const busy = replicas.acquire(1); // a has a call in flight: the least-loaded rule would send session 2 to b
+    replicas.pin(2, `${a.url}/`);
+    expect(replicas.acquire(2).url).toBe(a.url);
+    expect(replicas.statuses()[0]?.sessions).toBe(2);
+    // A URL that is no replica's changes nothing: the session goes by the least-loaded rule.
+    replicas.pin(3, 'http://127.0.0.1:1/v1');
+    expect(replicas.acquire(3).url).toBe(b.url);
+    // A replica that is down is not pinned to.
+    await b.close();
+    replicas.reportFailure(b.url, 'connect ECONNREFUSED', true);
+    replicas.pin(4, b.url);
+    expect(replicas.acquire(4).url).toBe(a.url);
+    busy.release();
+  });
+
   it('lets any number of calls in flight listen for a replica going down without a leak warning', async () => {
     const replicas = make();
     const warnings: string[] = [];

@@ -66,7 +66,7 @@ export function registerRolloutCommand(program: Command): void {
     .option('--samples <k>', 'sessions per task (a GRPO group)', parseIntegerOption('--samples', 1), 1)
     .option('--timeout <seconds>', 'deadline of one session', parseSecondsOption('--timeout'), 1800)
     .option('--limit <m>', 'at most this many tasks', parseIntegerOption('--limit', 1))
-    .option('--concurrency <n>', 'agents running at once (default 4; with --admission engine the most, default what the host holds)', parseIntegerOption('--concurrency', 1))
+    .option('--concurrency <n>', 'agents running at once (the model-facing pool): with --admission engine (the default) the most, by default what the host holds; with fixed exactly, default 4', parseIntegerOption('--concurrency', 1))
     .option('--admission <mode>', ADMISSION_FLAG_HELP, parseAdmissionMode)
     .option('--init-workers <n>', 'container set-up pool size (default 2 x the agents, at least 2, at most 8 per CPU core)', parseIntegerOption('--init-workers', 1))
     .option('--post-workers <n>', 'patch/evaluation/teardown pool size (default as --init-workers)', parseIntegerOption('--post-workers', 1))

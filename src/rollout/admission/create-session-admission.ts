@@ -1,11 +1,13 @@
 // `--admission fixed|engine` as a gate for the stage pools: how many agent workers the pools get and the gate
 // in front of them. fixed: --concurrency agents (default 4), as before. engine: the pools get --concurrency
 // workers (default: what the host holds, by the harness footprint known so far), and the engine-driven
-// controller decides how many of them run an agent, never more than the host's cap at that moment.
+// controller decides how many of them run an agent, never more than the host's cap at that moment; with several
+// engine replicas, one controller per replica (each its own KV cache, queue and preemptions).
 import { availableParallelism, freemem } from 'node:os';
 import { EngineAdmission } from './engine-admission.js';
+import { SessionContexts, type SessionContext } from './session-contexts.js';
 import { DEFAULT_FOOTPRINT, HarnessFootprints, hostSessionCap, type HostResources } from './host-capacity.js';
-import { EngineSessionAdmission, FixedAdmission, type AdmissionMode, type SessionAdmission } from './session-admission.js';
+import { DEFAULT_ADMISSION, EngineSessionAdmission, FixedAdmission, type AdmissionMode, type SessionAdmission } from './session-admission.js';
 
 /** Today's default --concurrency. */
 export const DEFAULT_CONCURRENCY = 4;
@@ -16,12 +18,14 @@ export interface AdmissionSettings {
   concurrency?: number;
   /** The served model's context window (the controller's first estimate of a session's final context without prior contexts). */
   contextWindow: number | null;
-  /** What earlier sessions on the served model reached (engine mode's first estimate; see EngineAdmissionOptions). */
-  priorContexts?: readonly number[];
+  /** What earlier sessions on the served model held and reached (engine mode's first estimate; see SessionContexts). */
+  priorContexts?: readonly SessionContext[];
   /** The host now (default: os.freemem(), os.availableParallelism()). */
   host?: () => HostResources;
   /** Sessions the machines running containers hold now, replacing the cap from `host` (many hosts: their sum). */
   capacity?: () => number;
+  /** The engine replicas (their URLs as the gateway names them): engine mode runs a controller per replica (default: one). */
+  replicas?: readonly string[];
 }
 
 export interface SessionAdmissionSetup {
@@ -34,10 +38,10 @@ export interface SessionAdmissionSetup {
 
 const hostNow = (): HostResources => ({ freeMemoryBytes: freemem(), cores: availableParallelism() });
 
-/** Agent workers the stage pools get: --concurrency, else 4 (fixed) or what the host holds (engine). */
+/** Agent workers the stage pools get: --concurrency, else 4 (fixed) or what the host holds (engine, the default mode). */
 export function agentSlotsFor(mode: AdmissionMode | undefined, concurrency: number | undefined, host: () => HostResources = hostNow): number {
   if (concurrency !== undefined) return concurrency;
-  return mode === 'engine' ? hostSessionCap(host(), DEFAULT_FOOTPRINT, 0).sessions : DEFAULT_CONCURRENCY;
+  return (mode ?? DEFAULT_ADMISSION) === 'engine' ? hostSessionCap(host(), DEFAULT_FOOTPRINT, 0).sessions : DEFAULT_CONCURRENCY;
 }
 
 export function createSessionAdmission(settings: AdmissionSettings): SessionAdmissionSetup {
@@ -53,6 +57,13 @@ export function createSessionAdmission(settings: AdmissionSettings): SessionAdmi
   let admission: EngineSessionAdmission;
   const capacity = settings.capacity;
   const hostCap = (): number => Math.min(agentSlots, capacity !== undefined ? capacity() : hostSessionCap(host(), footprints.largest(), admission.active).sessions);
-  admission = new EngineSessionAdmission(new EngineAdmission({ contextWindow: settings.contextWindow, ...(settings.priorContexts !== undefined ? { priorContexts: settings.priorContexts } : {}) }), hostCap);
+  // One estimate of the sessions' contexts for every replica: it is the workload's.
+  const contexts = new SessionContexts({ contextWindow: settings.contextWindow, prior: settings.priorContexts ?? [] });
+  const replicas = settings.replicas ?? ['engine'];
+  admission = new EngineSessionAdmission(
+    replicas.map((replica) => ({ replica, controller: new EngineAdmission({ contexts }) })),
+    hostCap,
+    contexts,
+  );
   return { agentSlots, admission, footprints };
 }

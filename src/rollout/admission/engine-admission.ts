@@ -1,58 +1,75 @@
-// Engine-driven admission (`--admission engine`): how many sessions may be in their agent stage, from what
-// the engine reports instead of a fixed --concurrency.
+// Engine-driven admission (`--admission engine`) of one engine (replica): how many sessions may be in their
+// agent stage, from what the engine reports instead of a fixed --concurrency.
 //
-// Target: enough sessions to keep as many in their model turn as the KV cache holds without preemption.
-// In their model turn: kvHigh x KV capacity / the context a session typically reaches (the mean final context
-// of the sessions that ended, each session's last prompt + output; before the first one ends, what earlier
-// sessions on this model reached, read from the store, else the model's context window), capped by max_num_seqs, times a feedback scale. Admitted: that over the duty cycle, the
-// share of admitted sessions that have a call in the engine (running + waiting over active, a moving average
-// of the readings; 1 until measured, never below minDuty): a session between calls (tool, harness) holds no
-// KV but its next call will. A session's context grows call by call, so sizing by today's contexts admits
-// young sessions that overflow the cache ten minutes later; sizing by the context they reach does not.
-// Feedback (AIMD): the scale grows by `rampStep` after each calm `rampMs` (nothing waiting, no preemption, KV
-// usage at or below kvLow) and shrinks by `backoff` once per episode in which the engine preempts or queues; so a workload whose
-// sessions stay smaller than the estimate fills the cache over time, and one that overflows backs off.
-// Gate (hysteresis): it closes when the engine queues requests for two readings in a row, preempts, or its KV
-// usage reaches kvHigh, and opens once nothing waits and KV usage is back at or below kvLow. A new session starts
-// only while the gate is open and fewer than the target are active; running sessions are never stopped by it.
+// Target: enough sessions to keep the KV cache full. In their model turn: kvHigh x KV capacity / the context
+// a session holds over its life (SessionContexts: what ended sessions' calls held while decoding; before one
+// ends, what earlier sessions on the model held, else half the context window), capped by max_num_seqs,
+// times a feedback scale. Admitted: that over the duty cycle, the share of admitted sessions that have a call
+// in the engine (running + waiting over those admitted that have made a call, a moving average of the readings;
+// 1 until measured, never below minDuty): a session between calls (tool, harness) holds no KV but its next call
+// will. Rounded to the nearest session (a cache that holds 2.8 typical sessions takes 3: the guard and the
+// preemption cost below catch the overflow). Sessions still starting their harness are left out of the duty
+// cycle: sessions admitted together start together, and their silence says nothing about how often they will
+// call once started.
+// Guard for sessions that age together: sizing by the held context assumes sessions of every age, young ones
+// beside old ones. Sessions admitted together grow together, so each admitted session counts as the larger of
+// the context it holds now and the typical held one; a new session starts only while those, plus it, fit.
+// Preemption cost decides: a preemption makes the engine recompute the victim's context, about the held context
+// at its prefill ceiling (tokens/s). Over the last costWindowMs the controller estimates the share of GPU time
+// so lost; above preemptionBudget it backs the scale off (by `backoff`, once per episode, never below 0.5) and
+// closes the gate. A preemption that costs less (an overflow that lets the batch run fuller) changes nothing.
+// Without a ceiling the cost is unknown and any preemption counts as too costly.
+// Gate (hysteresis): it closes when the engine queues requests for two readings in a row, preemption costs
+// too much, or KV usage reaches kvHigh, and opens once nothing waits, the cost is back within budget and KV
+// usage is back at or below kvLow. The scale grows by `rampStep` after each calm `rampMs` (nothing waiting,
+// no costly preemption, KV usage at or below kvLow). A new session starts only while the gate is open, fewer
+// than the target are active and the guard allows; running sessions are never stopped by it.
 import type { EngineLoad } from './engine-load.js';
+import { SessionContexts, type SessionContext } from './session-contexts.js';
+
+export { PRIOR_WEIGHT } from './session-contexts.js';
 
 export interface EngineAdmissionOptions {
   /** KV usage at which the gate closes, and the share of the cache the target fills (default 0.9). */
   kvHigh?: number;
   /** KV usage at or below which a closed gate opens again (default 0.75). */
   kvLow?: number;
-  /** The model's context window (max_model_len): the typical final context until a session ends, without prior contexts. */
+  /** The model's context window (max_model_len): half of it is the held context before anything is known. */
   contextWindow?: number | null;
-  /**
-   * What earlier sessions on this model reached (tokens; from the store): the first estimate of the typical final
-   * context. Their mean counts as at most PRIOR_WEIGHT ended sessions, so this run's own sessions soon outweigh it.
-   */
-  priorContexts?: readonly number[];
+  /** What earlier sessions on this model held and reached (from the store): the first estimate. */
+  priorContexts?: readonly SessionContext[];
+  /** The estimate to share with other replicas' controllers (default: this controller's own, from the two above). */
+  contexts?: SessionContexts;
   /** Sessions admitted before anything is known about the KV cache (default 4). */
   initialTarget?: number;
   /** Calm time after which the scale grows, ms (default 60 000), and by how much (default 0.05). */
   rampMs?: number;
   rampStep?: number;
-  /** Factor applied to the scale when the engine preempts or queues (default 0.85; never below 0.5). */
+  /** Factor applied to the scale when preemption costs too much (default 0.85; never below 0.5). */
   backoff?: number;
   /** Lowest duty cycle the target divides by (default 0.25: at most 4 admitted sessions per one in its model turn). */
   minDuty?: number;
+  /** Share of GPU time recomputation after preemptions may take before the controller backs off (default 0.05). */
+  preemptionBudget?: number;
+  /** Span of readings the preemption cost is estimated over, ms (default 30 000). */
+  costWindowMs?: number;
 }
 
-/** Why the gate is closed: the engine queues requests, it preempted since the last reading, or its KV cache is nearly full. */
+/** Why the gate is closed: the engine queues requests, preemption costs too much, or its KV cache is nearly full. */
 export type AdmissionHold = 'waiting' | 'preempted' | 'kv-high';
 
 export interface EngineAdmissionState {
   /** Sessions the engine can serve at once. */
   target: number;
-  /** Where the target comes from. */
-  targetSource: 'kv-cache' | 'max-num-seqs' | 'initial';
+  /** Where the target comes from ('mixed': a fleet whose replicas' targets come from different places). */
+  targetSource: 'kv-cache' | 'max-num-seqs' | 'initial' | 'mixed';
   /** Null while the gate is open. */
   hold: AdmissionHold | null;
+  /** The context a session typically holds over its life (what the target divides the cache by), tokens. */
+  heldContext: number | null;
   /**
-   * The context a session typically reaches (tokens), how many of this run's sessions ended into it, and how many
-   * earlier sessions seeded it (both 0: the context window).
+   * The context a session typically reaches (tokens), how many of this run's sessions ended into the estimates,
+   * and how many earlier sessions seeded them (both 0: from the context window).
    */
   typicalContext: number | null;
   endedSessions: number;
@@ -61,6 +78,8 @@ export interface EngineAdmissionState {
   scale: number;
   /** Share of admitted sessions with a call in the engine (moving average; 1 until measured). */
   duty: number;
+  /** Estimated share of GPU time spent recomputing preempted requests over the cost window (null: unknown, no ceiling). */
+  preemptionCost: number | null;
   /** The last reading (null before the first). */
   load: EngineLoad | null;
   /** Readings taken (paused ones left out), and how many closed the gate. */
@@ -70,18 +89,19 @@ export interface EngineAdmissionState {
 
 /** Readings the duty cycle's moving average spans. */
 const DUTY_READINGS = 30;
-/** The most ended sessions the prior contexts' mean counts as. */
-export const PRIOR_WEIGHT = 4;
 
 export class EngineAdmission {
   private readonly kvHigh: number;
   private readonly kvLow: number;
-  private readonly contextWindow: number | null;
+  private readonly contexts: SessionContexts;
+  private readonly ownsContexts: boolean;
   private readonly initialTarget: number;
   private readonly rampMs: number;
   private readonly rampStep: number;
   private readonly backoff: number;
   private readonly minDuty: number;
+  private readonly preemptionBudget: number;
+  private readonly costWindowMs: number;
   private duty = 1;
   private dutyReadings = 0;
   private hold: AdmissionHold | null = null;
@@ -93,38 +113,38 @@ export class EngineAdmission {
   private closings = 0;
   private scale = 1;
   private calmSince: number | null = null;
-  private contextSum = 0;
-  private ended = 0;
-  private readonly priorSessions: number;
-  private readonly priorMean: number;
+  /** Readings of the cost window: when, and the preemption counter then. */
+  private window: { at: number; preemptions: number }[] = [];
+  private cost: number | null = 0;
 
   constructor(options: EngineAdmissionOptions = {}) {
     this.kvHigh = options.kvHigh ?? 0.9;
     this.kvLow = options.kvLow ?? 0.75;
-    this.contextWindow = options.contextWindow ?? null;
-    const prior = (options.priorContexts ?? []).filter((tokens) => tokens > 0);
-    this.priorSessions = prior.length;
-    this.priorMean = prior.length > 0 ? prior.reduce((sum, tokens) => sum + tokens, 0) / prior.length : 0;
+    this.ownsContexts = options.contexts === undefined;
+    this.contexts = options.contexts ?? new SessionContexts({ contextWindow: options.contextWindow ?? null, prior: options.priorContexts ?? [] });
     this.initialTarget = options.initialTarget ?? 4;
     this.rampMs = options.rampMs ?? 60_000;
     this.rampStep = options.rampStep ?? 0.05;
     this.backoff = options.backoff ?? 0.85;
     this.minDuty = options.minDuty ?? 0.25;
+    this.preemptionBudget = options.preemptionBudget ?? 0.05;
+    this.costWindowMs = options.costWindowMs ?? 30_000;
     if (!(this.kvLow > 0 && this.kvLow < this.kvHigh && this.kvHigh <= 1)) throw new RangeError(`admission needs 0 < kvLow < kvHigh <= 1, got ${this.kvLow} and ${this.kvHigh}`);
   }
 
-  /** A session ended having reached `contextTokens` (its last prompt + output). */
-  sessionEnded(contextTokens: number): void {
-    if (!(contextTokens > 0)) return;
-    this.contextSum += contextTokens;
-    this.ended += 1;
+  /**
+   * A session ended with these contexts (a bare number: it held and reached that many tokens). A controller
+   * given a shared estimate leaves it to whoever shares it (the fleet feeds it once).
+   */
+  sessionEnded(context: SessionContext | number): void {
+    if (this.ownsContexts) this.contexts.sessionEnded(context);
   }
 
   /**
-   * Takes one reading of the engines (`now`: ms on any steady clock) while `active` sessions are admitted. A
-   * paused or asleep engine's reading changes nothing.
+   * Takes one reading of the engine (`now`: ms on any steady clock) while `calling` sessions admitted to it have
+   * made a call (the duty cycle's denominator). A paused or asleep engine's reading changes nothing.
    */
-  observe(load: EngineLoad, now: number, active = 0): void {
+  observe(load: EngineLoad, now: number, calling = 0): void {
     this.last = load;
     if (load.paused) {
       this.calmSince = null;
@@ -133,19 +153,20 @@ export class EngineAdmission {
     const previous = this.lastActive;
     this.lastActive = load;
     this.readings += 1;
-    if (active > 0) {
+    if (calling > 0) {
       // A moving average over about the last DUTY_READINGS readings (a plain mean until there are that many).
       this.dutyReadings += 1;
-      const sample = Math.min(1, (load.running + load.waiting) / active);
+      const sample = Math.min(1, (load.running + load.waiting) / calling);
       this.duty += (sample - this.duty) / Math.min(this.dutyReadings, DUTY_READINGS);
     }
     // A request waits for one step after it arrives: only a queue seen twice in a row means the engine is full.
     this.waitingReadings = load.waiting > 0 ? this.waitingReadings + 1 : 0;
-    const preempted = previous !== null && load.preemptions > previous.preemptions;
-    const overloaded: AdmissionHold | null = this.waitingReadings >= 2 ? 'waiting' : preempted ? 'preempted' : null;
+    const costly = this.preemptionCostly(load, now, previous);
+    const overloaded: AdmissionHold | null = costly ? 'preempted' : this.waitingReadings >= 2 ? 'waiting' : null;
     const close = overloaded ?? (load.kvUsage >= this.kvHigh ? 'kv-high' : null);
-    if (overloaded !== null && !this.overloaded) this.scale = Math.max(0.5, this.scale * this.backoff);
-    this.overloaded = overloaded !== null;
+    // Only costly preemption shrinks the target: a queue is the cache full of sessions older than typical, which the gate handles.
+    if (costly && !this.overloaded) this.scale = Math.max(0.5, this.scale * this.backoff);
+    this.overloaded = costly;
     if (close !== null) {
       if (this.hold === null) this.closings += 1;
       this.hold = close;
@@ -166,9 +187,12 @@ export class EngineAdmission {
     return this.targetWithSource().target;
   }
 
-  /** Whether one more session may start its agent while `active` are in theirs. */
-  mayStart(active: number): boolean {
-    return this.hold === null && active < this.target();
+  /**
+   * Whether one more session may start its agent while `active` are in theirs; `live`: the contexts the admitted
+   * sessions hold now (0 before a session's first call), for the guard.
+   */
+  mayStart(active: number, live: readonly number[] = []): boolean {
+    return this.hold === null && active < this.target() && this.guardAllows(live);
   }
 
   state(): EngineAdmissionState {
@@ -177,32 +201,59 @@ export class EngineAdmission {
       target,
       targetSource: source,
       hold: this.hold,
-      typicalContext: this.typicalContext(),
-      endedSessions: this.ended,
-      priorSessions: this.priorSessions,
+      heldContext: this.contexts.held(),
+      typicalContext: this.contexts.final(),
+      endedSessions: this.contexts.endedSessions,
+      priorSessions: this.contexts.seededBy,
       scale: this.scale,
       duty: this.duty,
+      preemptionCost: this.cost,
       load: this.last,
       readings: this.readings,
       closings: this.closings,
     };
   }
 
-  private typicalContext(): number | null {
-    const priorWeight = Math.min(this.priorSessions, PRIOR_WEIGHT);
-    if (this.ended + priorWeight === 0) return this.contextWindow;
-    return (this.contextSum + priorWeight * this.priorMean) / (this.ended + priorWeight);
+  /**
+   * Whether preemption costs more than the budget: recomputed tokens (preemptions x the held context) at the
+   * engine's prefill ceiling, over the time the window spans. Without a ceiling: any preemption since the last reading.
+   */
+  private preemptionCostly(load: EngineLoad, now: number, previous: EngineLoad | null): boolean {
+    const ceiling = load.ceilingTokensPerSecond ?? null;
+    const held = this.contexts.held();
+    if (ceiling === null || !(ceiling > 0) || held === null) {
+      this.window = [];
+      this.cost = null;
+      return previous !== null && load.preemptions > previous.preemptions;
+    }
+    this.window.push({ at: now, preemptions: load.preemptions });
+    while (this.window.length > 2 && now - (this.window[1] as { at: number }).at >= this.costWindowMs) this.window.shift();
+    const first = this.window[0] as { at: number; preemptions: number };
+    const seconds = (now - first.at) / 1000;
+    // A counter that went down (an engine restart) counts from zero.
+    const preempted = load.preemptions >= first.preemptions ? load.preemptions - first.preemptions : load.preemptions;
+    this.cost = seconds > 0 ? (preempted * held) / ceiling / seconds : 0;
+    return this.cost > this.preemptionBudget;
+  }
+
+  /** The admitted sessions, each at the larger of what it holds now and the typical held context, plus one new session, fit the scaled cache. */
+  private guardAllows(live: readonly number[]): boolean {
+    const capacity = this.last?.kvCapacityTokens ?? null;
+    const held = this.contexts.held();
+    if (capacity === null || held === null || held <= 0 || live.length === 0) return true;
+    const demand = live.reduce((sum, context) => sum + Math.max(context, held), held);
+    return Math.max(this.minDuty, this.duty) * demand <= this.scale * this.kvHigh * capacity;
   }
 
   private targetWithSource(): { target: number; source: EngineAdmissionState['targetSource'] } {
     const capacity = this.last?.kvCapacityTokens ?? null;
     const maxNumSeqs = this.last?.maxNumSeqs ?? null;
-    const context = this.typicalContext();
+    const context = this.contexts.held();
     if (capacity === null || context === null || context <= 0) {
       return { target: Math.max(1, maxNumSeqs === null ? this.initialTarget : Math.min(maxNumSeqs, this.initialTarget)), source: 'initial' };
     }
     const duty = Math.max(this.minDuty, this.duty);
-    const fromKv = Math.max(1, Math.floor((this.scale * this.kvHigh * capacity) / (context * duty)));
+    const fromKv = Math.max(1, Math.round((this.scale * this.kvHigh * capacity) / (context * duty)));
     const fromSeqs = maxNumSeqs === null ? null : Math.max(1, Math.floor(maxNumSeqs / duty));
     if (fromSeqs !== null && fromSeqs < fromKv) return { target: fromSeqs, source: 'max-num-seqs' };
     return { target: fromKv, source: 'kv-cache' };

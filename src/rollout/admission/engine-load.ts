@@ -1,7 +1,7 @@
 // What session admission reads from the inference engines: the running batch, the waiting queue, the KV
-// cache, preemptions. One reading covers every replica of the model (summed; KV usage their mean). The
-// seam to the engines' metrics is one reading at a time: `polar rollout` and `polar serve` take it from
-// their /metrics poller (engineLoadFromSnapshot), the GPU benchmark from the simulated engine's snapshot.
+// cache, preemptions, one reading per replica (each replica has its own controller). The seam to the
+// engines' metrics is one set of readings at a time: `polar rollout` and `polar serve` take it from their
+// /metrics poller (engineLoadsFromSnapshot), the GPU benchmark from the simulated engines' snapshots.
 import type { EngineMetricsSnapshot } from '../../sim/engine/engine-metrics.js';
 import type { EngineSnapshot } from '../../upstream/metrics/engine-snapshot.js';
 
@@ -20,6 +20,11 @@ export interface EngineLoad {
   maxNumSeqs: number | null;
   /** Generation paused or the engine asleep: the reading says nothing about load, admission keeps its state. */
   paused: boolean;
+  /**
+   * The engine's processing ceiling (tokens/s: a profile's or a calibration's prefill rate), which prices a
+   * preemption's recomputation; null or absent when unknown (every preemption then counts as too costly).
+   */
+  ceilingTokensPerSecond?: number | null;
 }
 
 /** The simulator's engine snapshot as a load reading (the benchmark and the simulator's tests). */
@@ -32,15 +37,40 @@ export function engineLoadFromSimulator(snapshot: EngineMetricsSnapshot): Engine
     preemptions: snapshot.preemptions,
     maxNumSeqs: snapshot.capacity.maxNumSeqs,
     paused: snapshot.paused || snapshot.sleepLevel > 0,
+    ceilingTokensPerSecond: snapshot.capacity.ceilingTokensPerSecond,
   };
 }
 
 /**
- * polar's engine metrics poller's snapshot (every replica summed) as a load reading; null while the replicas'
- * gauges are unknown (no scrape answered yet, or no /metrics). `paused`: polar holds generation (a pause).
+ * polar's engine metrics poller's snapshot as one load reading per replica (by URL); a replica whose gauges are
+ * unknown (no scrape answered yet, or no /metrics) is left out. `paused`: polar holds generation (a pause).
  */
-export function engineLoadFromSnapshot(snapshot: EngineSnapshot, paused: boolean): EngineLoad | null {
-  const { running, waiting, kvUsage, kvCapacityTokens, preemptions } = snapshot.total;
-  if (running === null || waiting === null || kvUsage === null) return null;
-  return { running, waiting, kvUsage, kvCapacityTokens, preemptions: preemptions ?? 0, maxNumSeqs: null, paused };
+export function engineLoadsFromSnapshot(snapshot: EngineSnapshot, paused: boolean): Map<string, EngineLoad> {
+  const loads = new Map<string, EngineLoad>();
+  for (const replica of snapshot.replicas) {
+    const { running, waiting, kvUsage, kvCapacityTokens, preemptions } = replica;
+    if (running === null || waiting === null || kvUsage === null) continue;
+    loads.set(replica.url, { running, waiting, kvUsage, kvCapacityTokens, preemptions: preemptions ?? 0, maxNumSeqs: null, paused, ceilingTokensPerSecond: replica.ceiling?.tokensPerSecond ?? null });
+  }
+  return loads;
+}
+
+/** Several replicas' readings as one (what the fleet shows): counts summed, KV usage weighted by capacity (else their mean). */
+export function fleetLoad(loads: readonly EngineLoad[]): EngineLoad {
+  const sum = (pick: (load: EngineLoad) => number): number => loads.reduce((total, load) => total + pick(load), 0);
+  const capacities = loads.map((load) => load.kvCapacityTokens);
+  const known = capacities.every((capacity): capacity is number => capacity !== null);
+  const capacity = known ? sum((load) => load.kvCapacityTokens as number) : null;
+  const seqs = loads.map((load) => load.maxNumSeqs);
+  const ceilings = loads.map((load) => load.ceilingTokensPerSecond ?? null);
+  return {
+    running: sum((load) => load.running),
+    waiting: sum((load) => load.waiting),
+    kvUsage: capacity !== null && capacity > 0 ? sum((load) => load.kvUsage * (load.kvCapacityTokens as number)) / capacity : sum((load) => load.kvUsage) / Math.max(1, loads.length),
+    kvCapacityTokens: capacity,
+    preemptions: sum((load) => load.preemptions),
+    maxNumSeqs: seqs.every((value): value is number => value !== null) ? sum((load) => load.maxNumSeqs as number) : null,
+    paused: loads.every((load) => load.paused),
+    ceilingTokensPerSecond: ceilings.every((value): value is number => value !== null) ? ceilings.reduce((total, value) => total + value, 0) : null,
+  };
 }

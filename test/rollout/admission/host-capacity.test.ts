@@ -57,6 +57,8 @@ describe('--admission engine slots', () => {
     expect(agentSlotsFor('fixed', undefined, host)).toBe(4);
     expect(agentSlotsFor('engine', undefined, host)).toBe(8);
     expect(agentSlotsFor('engine', 3, host)).toBe(3);
+    // Without --admission: engine, the default.
+    expect(agentSlotsFor(undefined, undefined, host)).toBe(8);
   });
 
   it('engine mode: the limit is the lower of the controller\'s target and the host cap by the footprints measured', () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSimEngine } from '../../../src/sim/create-sim-engine.js';
 import type { GenerationHandle } from '../../../src/sim/engine/generation-types.js';
-import { VirtualTimeDriver } from '../../../src/sim/engine/virtual-time-driver.js';
+import { VirtualClock, VirtualTimeDriver } from '../../../src/sim/engine/virtual-time-driver.js';
 import { seededRandom } from '../../../src/sim/seeded-random.js';
 import { request } from './engine-test-kit.js';
 
@@ -91,5 +91,57 @@ describe('a simulated GPU in virtual time', () => {
     expect(end).toBeGreaterThan(60_000);
     expect(driver.metrics()).toMatchObject({ running: 0, waiting: 0, generationTokens: 64_000 });
     expect(driver.metrics().preemptions).toBeGreaterThan(0);
+  });
+});
+
+describe('several engines on one clock', () => {
+  /** Each request's completion time on `engines` GPUs sharing a clock, request i on engine i % engines. */
+  async function finishTimes(engines: number, requests: number): Promise<number[]> {
+    const clock = new VirtualClock();
+    const drivers = Array.from({ length: engines }, () => new VirtualTimeDriver(createSimEngine({ gpu: { profile: 'qwen3-8b-h100' } }).engine, clock));
+    const times: number[] = [];
+    const done = Array.from({ length: requests }, async (_, i) => {
+      const driver = drivers[i % engines]!;
+      await driver.submit(request(2_000 + 500 * i, 100 + 20 * i, i * 10_000)).next(Number.POSITIVE_INFINITY);
+      times[i] = driver.now;
+    });
+    await clock.run();
+    await Promise.all(done);
+    return times;
+  }
+
+  it('steps each engine on its own: the requests of engine k finish when they would on engine k alone', async () => {
+    const shared = await finishTimes(2, 6);
+    const alone = await finishTimes(1, 6);
+    // Engine 0 alone would have served requests 0, 2, 4 with 1, 3, 5 beside them; served alone on separate clocks:
+    const evens = await (async () => {
+      const clock = new VirtualClock();
+      const driver = new VirtualTimeDriver(createSimEngine({ gpu: { profile: 'qwen3-8b-h100' } }).engine, clock);
+      const times: number[] = [];
+      const done = [0, 2, 4].map(async (i) => {
+        await driver.submit(request(2_000 + 500 * i, 100 + 20 * i, i * 10_000)).next(Number.POSITIVE_INFINITY);
+        times.push(driver.now);
+      });
+      await clock.run();
+      await Promise.all(done);
+      return times;
+    })();
+    expect([shared[0], shared[2], shared[4]]).toEqual(evens);
+    // Two GPUs finish the six requests sooner than one.
+    expect(Math.max(...shared)).toBeLessThan(Math.max(...alone));
+    expect(await finishTimes(2, 6)).toEqual(shared);
+  });
+
+  it('a callback on the clock runs between the steps of every engine, in time order', async () => {
+    const clock = new VirtualClock();
+    const a = new VirtualTimeDriver(createSimEngine({ latency: { firstTokenMs: 100 } }).engine, clock);
+    const b = new VirtualTimeDriver(createSimEngine({ latency: { firstTokenMs: 30 } }).engine, clock);
+    const order: string[] = [];
+    void a.submit(request(5, 1)).next(1).then(() => order.push(`a@${clock.now}`));
+    void b.submit(request(5, 1)).next(1).then(() => order.push(`b@${clock.now}`));
+    clock.at(50, () => order.push('tick@50'));
+    await clock.run();
+    expect(order).toEqual(['b@30', 'tick@50', 'a@100']);
+    expect(a.now).toBe(100);
   });
 });

@@ -1,5 +1,6 @@
-// Engine admission's first estimate comes from what recent sessions on the same model reached: the last call's
-// prompt + sampled tokens of sessions whose agent ran to its own end, newest first.
+// Engine admission's first estimate comes from what recent sessions on the same model held and reached: the held
+// context (each call's prompt + half its sampled tokens, weighted by its sampled tokens) and the last call's prompt +
+// sampled tokens of sessions whose agent ran to its own end, newest first.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionStatus } from '../../src/store/run-repository.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
@@ -7,7 +8,7 @@ import { okCallRecord } from '../helpers/ok-call-record.js';
 
 const ids = (n: number, from = 1): number[] => Array.from({ length: n }, (_, i) => from + i);
 
-describe('recentFinalContexts', () => {
+describe('recentSessionContexts', () => {
   let store: Store;
   afterEach(() => store?.close());
 
@@ -31,9 +32,17 @@ describe('recentFinalContexts', () => {
     session(run.id, task.id, 5, 'timeout', [{ prompt: 60, sampled: 6, model: 'other/model' }]); // another model
     session(run.id, task.id, 6, 'eval_error', [{ prompt: 400, sampled: 40 }, { prompt: 200, sampled: 2 }]); // compacted: its last call counts, 202
     session(run.id, task.id, 7, 'completed', []); // no calls
-    expect(store.calls.recentFinalContexts({ model: 'Qwen/Qwen3-8B' })).toEqual([202, 55, 320]);
-    expect(store.calls.recentFinalContexts({ model: 'Qwen/Qwen3-8B', limit: 2 })).toEqual([202, 55]);
-    expect(store.calls.recentFinalContexts({ model: 'other/model' })).toEqual([66]);
-    expect(store.calls.recentFinalContexts({ model: 'never/served' })).toEqual([]);
+    session(run.id, task.id, 8, 'completed', [{ prompt: 30, sampled: 3 }, { prompt: 0, sampled: 0 }]); // its last call held nothing (a context overflow): 33
+    const finals = (options: { model: string; limit?: number }): number[] => store.calls.recentSessionContexts(options).map((context) => context.final);
+    expect(finals({ model: 'Qwen/Qwen3-8B' })).toEqual([33, 202, 55, 320]);
+    expect(finals({ model: 'Qwen/Qwen3-8B', limit: 2 })).toEqual([33, 202]);
+    expect(finals({ model: 'other/model' })).toEqual([66]);
+    expect(finals({ model: 'never/served' })).toEqual([]);
+    // Held: (100 + 5) x 10 + (300 + 10) x 20 over 30 sampled; (400 + 20) x 40 + (200 + 1) x 2 over 42; one call: 50 + 2.5.
+    const held = store.calls.recentSessionContexts({ model: 'Qwen/Qwen3-8B' }).map((context) => context.held);
+    expect(held[0]).toBeCloseTo(31.5, 6);
+    expect(held[1]).toBeCloseTo((420 * 40 + 201 * 2) / 42, 6);
+    expect(held[2]).toBeCloseTo(52.5, 6);
+    expect(held[3]).toBeCloseTo((105 * 10 + 310 * 20) / 30, 6);
   });
 });
