@@ -63,7 +63,7 @@ export function registerServeCommand(program: Command): void {
     .option('--token-in', SERVE_TOKEN_IN_HELP)
     .option('--tool-format <format>', TOOL_FORMAT_FLAG_HELP)
     .option('--preflight-timeout <seconds>', PREFLIGHT_TIMEOUT_FLAG_HELP, parseSecondsOption('--preflight-timeout'))
-    .option('--concurrency <n>', 'agents running at once (default 4; with --admission engine the most, default what the host holds); a batch may ask for fewer of its own', parseIntegerOption('--concurrency', 1))
+    .option('--concurrency <n>', 'agents running at once: with --admission engine (the default) the most, by default what the host holds; with fixed exactly, default 4; a batch may ask for fewer of its own', parseIntegerOption('--concurrency', 1))
     .option('--admission <mode>', ADMISSION_FLAG_HELP, parseAdmissionMode)
     .option('--max-batches <n>', 'batches running at once', parseIntegerOption('--max-batches', 1), 2)
     .option('--max-staleness <k>', 'do not start sessions of batches more than k policy versions behind (they wait)', parseIntegerOption('--max-staleness', 0))
