@@ -62,5 +62,4 @@ export const benchmarks: SidebarItem[] = [
   { text: 'Overview', link: '/benchmarks/' },
   { text: 'GPU loops and admission', link: '/benchmarks/gpu' },
   { text: 'Trainable-token yield', link: '/benchmarks/yield' },
-  { text: 'GPU topologies', link: '/benchmarks/gpu-loops' },
 ];
