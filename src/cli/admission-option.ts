@@ -17,3 +17,12 @@ export function parseAdmissionMode(value: string): AdmissionMode {
   if ((ADMISSION_MODES as readonly string[]).includes(value)) return value as AdmissionMode;
   throw new UsageError(`--admission must be ${ADMISSION_MODES.join(' or ')}, got "${value}"`);
 }
+
+/**
+ * The agent pool without --concurrency when sessions run on --hosts: in `fixed` mode what the hosts hold together
+ * at start; in `engine` mode (the default) nothing, because the gate reads the hosts' capacity as it changes.
+ */
+export function hostsDefaultConcurrency(admission: AdmissionMode | undefined, concurrency: number | undefined, hostsCapacity: (() => number) | undefined): number | undefined {
+  if (concurrency !== undefined || hostsCapacity === undefined) return concurrency;
+  return (admission ?? DEFAULT_ADMISSION_MODE) === 'fixed' ? hostsCapacity() : undefined;
+}

@@ -27,6 +27,7 @@ import { resolveUpstreamSpecs } from '../upstream-specs.js';
 import { storedEngineUsage } from '../stored-engine-usage.js';
 import { briefEngineUsage, formatEngineUsage } from '../../ui/format-engine.js';
 import { formatCount, formatDuration } from '../../ui/format-number.js';
+import { hostsDefaultConcurrency } from '../admission-option.js';
 import { openHostPool } from '../open-host-pool.js';
 
 export async function rolloutAction(flags: RolloutFlags): Promise<void> {
@@ -62,7 +63,7 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
     const result = await withSignalCleanup((signal) => {
       const context = { runtime: createDockerRuntime(flags.platform === undefined ? {} : { platform: flags.platform }), store, cacheDir: resolveCacheDir(), signal, emit: print, ...(hosts !== undefined ? { hosts } : {}) };
       // Many hosts and no --concurrency: as many agents as the hosts hold together.
-      const concurrency = flags.concurrency ?? (hosts !== undefined && flags.admission !== 'engine' ? hosts.capacity() : undefined);
+      const concurrency = hostsDefaultConcurrency(flags.admission, flags.concurrency, hosts === undefined ? undefined : () => hosts.capacity());
       if (flags.resume !== undefined) {
         const overrides = {
           ...(concurrency === undefined ? {} : { concurrency }),

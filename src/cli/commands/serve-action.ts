@@ -6,6 +6,7 @@ import { DEFAULT_SESSION_LIMITS, type RolloutOptions } from '../../rollout/run-r
 import { createDockerRuntime } from '../../runtime/docker-runtime.js';
 import { startServe } from '../../serve/start-serve.js';
 import { openStore } from '../../store/open-store.js';
+import { hostsDefaultConcurrency } from '../admission-option.js';
 import { containerLimitsFromFlags } from '../container-limit-options.js';
 import { printError, printLine } from '../output.js';
 import { printServeEvent } from '../print-serve-event.js';
@@ -32,6 +33,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
   const listen = (flags.host ?? []).filter((value) => !value.startsWith('ssh://'));
   if (listen.length > 1) throw new UsageError(`--host names ${listen.length} listen addresses (${listen.join(', ')})`, 'Give one address to listen on; Docker hosts are written ssh://user@host[:port].');
   const hosts = await openHostPool({ ...(flags.hosts !== undefined ? { hosts: flags.hosts } : {}), host: (flags.host ?? []).filter((value) => value.startsWith('ssh://')) });
+  const concurrency = hostsDefaultConcurrency(flags.admission, flags.concurrency, hosts === undefined ? undefined : () => hosts.capacity());
   const dbPath = resolveDbPath(flags.db);
   const store = openStore(dbPath);
   const limits = containerLimitsFromFlags(flags);
@@ -49,7 +51,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
     ...(flags.maxTokensCap !== undefined ? { maxTokensCap: flags.maxTokensCap } : {}),
     ...(flags.upstreamTimeout !== undefined ? { upstreamTimeoutSeconds: flags.upstreamTimeout } : {}),
     ...(flags.gpuPeakTokensPerSecond !== undefined ? { gpuPeakTokensPerSecond: flags.gpuPeakTokensPerSecond } : {}),
-    ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : hosts !== undefined && flags.admission !== 'engine' ? { concurrency: hosts.capacity() } : {}),
+    ...(concurrency !== undefined ? { concurrency } : {}),
     ...(flags.admission !== undefined ? { admission: flags.admission } : {}),
     ...(flags.maxAttempts !== undefined ? { maxAttempts: flags.maxAttempts } : {}),
     ...(limits !== undefined ? { limits: { ...DEFAULT_SESSION_LIMITS, ...limits } } : {}),
