@@ -39,7 +39,8 @@ function numberOutside(min: number, max: number): fc.Arbitrary<Literal> {
   return fc.oneof(
     fc.constantFrom('1e400', '-1e400', '"0.5"', 'null', 'true', '[]', '{}'),
     fc.double({ min: max, max: 1e300, noNaN: true, minExcluded: true }).map((x) => JSON.stringify(x)),
-    fc.double({ min: -1e300, max: min, noNaN: true, maxExcluded: true }).map((x) => JSON.stringify(x)),
+    // -0 is below 0 for fast-check but serializes as "0", an accepted value: leave it out.
+    fc.double({ min: -1e300, max: min, noNaN: true, maxExcluded: true }).filter((x) => !Object.is(x, -0)).map((x) => JSON.stringify(x)),
   );
 }
 
@@ -149,7 +150,7 @@ describe('hostile input to polar serve (fast-check over every route)', () => {
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         const error = (answer.json as { error?: { type?: unknown; message?: unknown } } | undefined)?.error;
         const typed = answer.status >= 400 && answer.status < 500 && typeof error?.type === 'string' && typeof error.message === 'string';
-        if (!typed && failures.length < 10) failures.push(`${hostile.method} ${hostile.route.slice(0, 120)} ${hostile.body?.slice(0, 200) ?? ''} → ${answer.status} ${answer.text.slice(0, 200)}`);
+        if (!typed && failures.length < 10) failures.push(`[${hostile.name}, seed ${seed}] ${hostile.method} ${hostile.route.slice(0, 120)} ${hostile.body?.slice(-300) ?? ''} → ${answer.status} ${answer.text.slice(0, 200)}`);
       }
       rows.push(`| ${category.name} | ${[...statuses.values()].reduce((a, b) => a + b, 0)} | ${[...statuses.entries()].map(([status, count]) => `${status}×${count}`).join(' ')} |`);
     }

@@ -3,10 +3,8 @@
 // `polar engine resume` (another process) knows what polar did. vLLM cannot say it by itself: its /is_sleeping is
 // true while merely paused, and its /sleep pauses the scheduler too (resume-wake-decision.ts). `polar serve` keeps
 // the same facts in its store (rollout/generation-controller.ts).
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
-import { ConfigError } from '../../errors.js';
+import { type CacheJsonFile, readCacheJson, writeCacheJson } from '../../config/cache-json-file.js';
 import type { ControlStep } from './engine-fleet.js';
 
 const askedSchema = z.object({
@@ -20,28 +18,19 @@ const fileSchema = z.object({ version: z.literal(1), replicas: z.record(z.string
 
 export type AskedControlState = z.infer<typeof askedSchema>;
 
+const FILE: CacheJsonFile<z.infer<typeof fileSchema>> = {
+  what: 'engine control records',
+  schema: fileSchema,
+  notOursHint: 'Move it away; the next `polar engine` command writes a new one.',
+};
+
 function key(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
 /** Every replica's recorded state, by URL; none when the file does not exist. Throws ConfigError for a file that is not ours. */
 export function readAskedControlStates(file: string): Record<string, AskedControlState> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigError(`cannot read the engine control record ${file}: ${(error as Error).message}`, "Check the file permissions of polar's cache dir ($POLAR_HOME).");
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  const parsed = fileSchema.safeParse(json);
-  if (!parsed.success) throw new ConfigError(`${file} is not a polar engine-control record`, 'Move it away; the next `polar engine` command writes a new one.');
-  return parsed.data.replicas;
+  return readCacheJson(file, FILE)?.replicas ?? {};
 }
 
 /** The recorded state of `url`, or undefined when polar recorded nothing for it. */
@@ -66,8 +55,5 @@ export function recordControlSteps(file: string, steps: readonly ControlStep[]):
     state.at = step.at;
     states[key(step.replica)] = state;
   }
-  mkdirSync(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify({ version: 1, replicas: states }, null, 2)}\n`);
-  renameSync(temporary, file);
+  writeCacheJson(file, { version: 1, replicas: states });
 }

@@ -2,10 +2,8 @@
 // one JSON file in polar's cache dir ($POLAR_HOME), so that later runs with any --db find them. A new
 // measurement of the same key replaces the old one; another engine version is another key (an upgrade is
 // measured again, not assumed to be as fast).
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
-import { ConfigError } from '../../errors.js';
+import { type CacheJsonFile, readCacheJson, writeCacheJson } from '../../config/cache-json-file.js';
 import type { EngineName } from '../engines/engine-name.js';
 import type { EngineCeiling } from './engine-ceiling.js';
 
@@ -26,6 +24,12 @@ const fileSchema = z.object({ version: z.literal(1), calibrations: z.array(calib
 
 export type StoredCalibration = z.infer<typeof calibrationSchema>;
 
+const FILE: CacheJsonFile<z.infer<typeof fileSchema>> = {
+  what: 'engine calibrations',
+  schema: fileSchema,
+  notOursHint: 'Move it away and run `polar engine calibrate` again.',
+};
+
 /** What a calibration is stored under. */
 export interface CalibrationKey {
   url: string;
@@ -40,24 +44,7 @@ function sameKey(a: CalibrationKey, b: CalibrationKey): boolean {
 
 /** Every stored calibration; none when the file does not exist. Throws ConfigError for a file that is not ours. */
 export function readCalibrations(file: string): StoredCalibration[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new ConfigError(`cannot read the engine calibrations in ${file}: ${(error as Error).message}`, 'Check the file permissions of polar\'s cache dir ($POLAR_HOME).');
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  const parsed = fileSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new ConfigError(`${file} is not a polar engine-calibrations file`, 'Move it away and run `polar engine calibrate` again.');
-  }
-  return parsed.data.calibrations;
+  return readCacheJson(file, FILE)?.calibrations ?? [];
 }
 
 export function findCalibration(calibrations: readonly StoredCalibration[], key: CalibrationKey): StoredCalibration | undefined {
@@ -67,10 +54,7 @@ export function findCalibration(calibrations: readonly StoredCalibration[], key:
 /** Stores (or replaces) one calibration; the file is written whole and renamed into place. */
 export function saveCalibration(file: string, entry: StoredCalibration): void {
   const others = readCalibrations(file).filter((stored) => !sameKey(stored, entry));
-  mkdirSync(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify({ version: 1, calibrations: [...others, entry] }, null, 2)}\n`);
-  renameSync(temporary, file);
+  writeCacheJson(file, { version: 1, calibrations: [...others, entry] });
 }
 
 /** A stored calibration as the ceiling a run measures against. */

@@ -97,6 +97,6 @@ describe('stored calibrations', () => {
     expect(calibratedCeilings(file, [key]).get(key.url)).toMatchObject({ tokensPerSecond: 19_500, source: 'calibration' });
     expect(calibratedCeilings(file, [{ ...key, model: 'other' }]).size).toBe(0);
     writeFileSync(file, '{"not": "ours"}');
-    expect(() => readCalibrations(file)).toThrow(/not a polar engine-calibrations file/);
+    expect(() => readCalibrations(file)).toThrow(/is not polar.s file of engine calibrations/);
   });
 });
