@@ -17,8 +17,7 @@ export function hostSpecsOf(flags: HostFlags): HostSpec[] {
  * The hosts of --hosts/--host, checked and started (a line per host on stderr: admitted, or why not and the
  * fix); undefined without either flag. Throws when no host can be admitted.
  */
-export async function openHostPool(flags: HostFlags, options: { platform?: string } = {}): Promise<HostPool | undefined> {
-  const specs = hostSpecsOf(flags);
+export async function openHostPool(specs: readonly HostSpec[], options: { platform?: string } = {}): Promise<HostPool | undefined> {
   if (specs.length === 0) return undefined;
   const pool = new HostPool(specs.map((spec) => createSshSandboxHost(spec, options.platform !== undefined ? { platform: options.platform } : {})));
   try {

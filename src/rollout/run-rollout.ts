@@ -47,6 +47,11 @@ export interface RolloutOptions {
   replicas?: string[];
   /** The served model; required when the upstream lists several. */
   model?: string;
+  /**
+   * The --hosts file (an absolute path) and --host URLs the run's sessions run on, stored with the run so that a
+   * resume reopens them (the file is read again: no key path is stored). Placement uses the context's hosts.
+   */
+  hostFlags?: { hosts?: string; host?: string[] };
   /** `--engine`: the upstream's family (vllm, sglang); detected from the server when absent. */
   engine?: EngineName;
   /** The run's sampling policy, enforced on every upstream call (default DEFAULT_ROLLOUT_SAMPLING). */

@@ -8,8 +8,8 @@ import type { PipelineSizes } from '../../rollout/run-pipeline.js';
 import { resumeRollout, runRollout, type RolloutResult } from '../../rollout/run-rollout.js';
 import { mountDashboard } from '../../ui/mount-dashboard.js';
 import { createDockerRuntime } from '../../runtime/docker-runtime.js';
-import { openStore } from '../../store/open-store.js';
-import { printLine } from '../output.js';
+import { openStore, type Store } from '../../store/open-store.js';
+import { printError, printLine } from '../output.js';
 import { nextCommandLines, wrapText } from '../wrap-text.js';
 import { printRolloutEvent } from '../print-rollout-event.js';
 import { type ContainerLimitFlags, containerLimitsFromFlags } from '../container-limit-options.js';
@@ -28,7 +28,8 @@ import { storedEngineUsage } from '../stored-engine-usage.js';
 import { briefEngineUsage, formatEngineUsage } from '../../ui/format-engine.js';
 import { formatCount, formatDuration } from '../../ui/format-number.js';
 import { hostsDefaultConcurrency } from '../admission-option.js';
-import { openHostPool } from '../open-host-pool.js';
+import { hostSpecsOf, openHostPool } from '../open-host-pool.js';
+import type { HostFlags } from '../host-options.js';
 
 export async function rolloutAction(flags: RolloutFlags): Promise<void> {
   if (flags.resume === undefined && (flags.harness === undefined || flags.dataset === undefined)) {
@@ -46,8 +47,10 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
   const sampling = resolveSamplingPolicy(samplingFlagsOf(flags), DEFAULT_ROLLOUT_SAMPLING);
   const store = openStore(resolveDbPath(flags.db));
   let hosts;
+  let hostFlags: HostFlags | undefined;
   try {
-    hosts = await openHostPool(flags, flags.platform !== undefined ? { platform: flags.platform } : {});
+    hostFlags = rolloutHostFlags(flags, store);
+    hosts = await openHostPool(hostFlags === undefined ? [] : hostSpecsOf(hostFlags), flags.platform !== undefined ? { platform: flags.platform } : {});
   } catch (error) {
     store.close();
     throw error;
@@ -68,6 +71,7 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
         const overrides = {
           ...(concurrency === undefined ? {} : { concurrency }),
           ...(flags.admission === undefined ? {} : { admission: flags.admission }),
+          ...(hostFlags !== undefined ? { hostFlags } : {}),
           ...(flags.gpuPeakTokensPerSecond === undefined ? {} : { gpuPeakTokensPerSecond: flags.gpuPeakTokensPerSecond }),
         };
         return resumeRollout(flags.resume, context, { ...overrides, pipeline, ...(flags.eval ? {} : { evaluate: false }), ...withLimits(flags) });
@@ -79,6 +83,7 @@ export async function rolloutAction(flags: RolloutFlags): Promise<void> {
           instanceIds: flags.instance,
           upstream: upstream as string,
           ...(replicas.length > 0 ? { replicas } : {}),
+          ...(hostFlags !== undefined ? { hostFlags } : {}),
           sampling,
           ...(flags.model !== undefined ? { model: flags.model } : {}),
           ...(engine !== undefined ? { engine } : {}),
@@ -148,4 +153,28 @@ function summaryLines(result: RolloutResult, dbPath: string, options: { verbose:
     ...(engine !== undefined ? [engine] : []),
     ...nextCommandLines([`polar runs show ${run.name}${db}`, `polar view${db}`, `polar export jsonl --run ${run.name}${db} -o rows.jsonl`]),
   ];
+}
+
+/**
+ * The run's --hosts/--host, the file as an absolute path (stored with a new run); on --resume without them, the
+ * ones the run was started with, said on stderr, so that its sessions go on where they ran and the killed
+ * process's containers there are collected. Undefined: the local engine.
+ */
+function rolloutHostFlags(flags: RolloutFlags, store: Store): HostFlags | undefined {
+  if (flags.hosts !== undefined || (flags.host ?? []).length > 0) {
+    return { ...(flags.hosts !== undefined ? { hosts: path.resolve(flags.hosts) } : {}), ...((flags.host ?? []).length > 0 ? { host: flags.host } : {}) };
+  }
+  if (flags.resume === undefined) return undefined;
+  const stored = storedHostFlags(store.runs.get(flags.resume)?.config.hostFlags);
+  if (stored !== undefined) printError(`resuming on the run's hosts: ${[stored.hosts, ...(stored.host ?? [])].filter((value) => value !== undefined).join(', ')} (--hosts or --host names others)`);
+  return stored;
+}
+
+/** A run's stored host flags (see RolloutOptions.hostFlags); undefined when it ran on the local engine. */
+function storedHostFlags(value: unknown): HostFlags | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { hosts, host } = value as { hosts?: unknown; host?: unknown };
+  const urls = Array.isArray(host) ? host.filter((url): url is string => typeof url === 'string') : [];
+  if (typeof hosts !== 'string' && urls.length === 0) return undefined;
+  return { ...(typeof hosts === 'string' ? { hosts } : {}), ...(urls.length > 0 ? { host: urls } : {}) };
 }

@@ -13,7 +13,7 @@ import { printServeEvent } from '../print-serve-event.js';
 import { resolveUpstreamSpecs } from '../upstream-specs.js';
 import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
 import { waitForShutdown } from '../wait-for-shutdown.js';
-import { openHostPool } from '../open-host-pool.js';
+import { hostSpecsOf, openHostPool } from '../open-host-pool.js';
 import type { ServeFlags } from './serve.js';
 import { DEFAULT_ROLLOUT_SAMPLING, resolveSamplingPolicy } from '../../config/sampling-policy.js';
 import { samplingFlagsOf } from '../sampling-options.js';
@@ -32,7 +32,7 @@ export async function serveAction(flags: ServeFlags): Promise<void> {
   // --host is the listen address, or (ssh://…) a Docker host: both may be given.
   const listen = (flags.host ?? []).filter((value) => !value.startsWith('ssh://'));
   if (listen.length > 1) throw new UsageError(`--host names ${listen.length} listen addresses (${listen.join(', ')})`, 'Give one address to listen on; Docker hosts are written ssh://user@host[:port].');
-  const hosts = await openHostPool({ ...(flags.hosts !== undefined ? { hosts: flags.hosts } : {}), host: (flags.host ?? []).filter((value) => value.startsWith('ssh://')) });
+  const hosts = await openHostPool(hostSpecsOf({ ...(flags.hosts !== undefined ? { hosts: flags.hosts } : {}), host: (flags.host ?? []).filter((value) => value.startsWith('ssh://')) }));
   const concurrency = hostsDefaultConcurrency(flags.admission, flags.concurrency, hosts === undefined ? undefined : () => hosts.capacity());
   const dbPath = resolveDbPath(flags.db);
   const store = openStore(dbPath);
