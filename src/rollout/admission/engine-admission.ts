@@ -26,8 +26,9 @@
 // too much, or KV usage reaches kvHigh, and opens once nothing waits, the cost is back within budget and KV
 // usage is back at or below kvLow. The scale grows by `rampStep` after each calm `rampMs` (nothing waiting,
 // no costly preemption, KV usage at or below kvLow, and the admitted sessions' projected peak at or below kvLow
-// too: a young cohort leaves the cache empty now and fills it later, which is no room to grow). A new session starts only while the gate is open, fewer
-// than the target are active and the guard allows; running sessions are never stopped by it.
+// too: a young cohort leaves the cache empty now and fills it later, which is no room to grow). A new session
+// starts only while the gate is open, fewer than the target are active and the guard allows; running sessions
+// are never stopped by it.
 import type { EngineLoad } from './engine-load.js';
 import { cohortPeak } from './cohort-peak.js';
 import { SessionContexts, type SessionContext } from './session-contexts.js';
