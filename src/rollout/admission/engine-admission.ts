@@ -80,6 +80,8 @@ export interface EngineAdmissionState {
   typicalContext: number | null;
   endedSessions: number;
   priorSessions: number;
+  /** How the guard counts admitted sessions: their held context, or (once preemption cost too much) their projected peak. */
+  guard: 'held' | 'projected-peak' | 'mixed';
   /** The feedback scale on the KV-derived target. */
   scale: number;
   /** Share of admitted sessions with a call in the engine (moving average; 1 until measured). */
@@ -215,6 +217,7 @@ export class EngineAdmission {
       typicalContext: this.contexts.final(),
       endedSessions: this.contexts.endedSessions,
       priorSessions: this.contexts.seededBy,
+      guard: this.projectPeaks ? 'projected-peak' : 'held',
       scale: this.scale,
       duty: this.duty,
       preemptionCost: this.cost,

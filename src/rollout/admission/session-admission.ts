@@ -280,6 +280,7 @@ function fleetState(replicas: readonly ReplicaAdmissionState[]): EngineAdmission
     target: replicas.reduce((sum, replica) => sum + replica.target, 0),
     targetSource: replicas.every((replica) => replica.targetSource === first.targetSource) ? first.targetSource : 'mixed',
     hold: replicas.some((replica) => replica.hold === null) ? null : first.hold,
+    guard: replicas.every((replica) => replica.guard === first.guard) ? first.guard : 'mixed',
     scale: mean((replica) => replica.scale),
     duty: mean((replica) => replica.duty),
     preemptionCost: replicas.some((replica) => replica.preemptionCost === null) ? null : mean((replica) => replica.preemptionCost as number),

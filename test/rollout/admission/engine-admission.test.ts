@@ -230,9 +230,10 @@ describe('the context sessions hold, the guard for sessions that age together, t
     const young = [5_000, 5_000, 5_000, 5_000];
     // Before: each counts as the held context (4 x 10 000 + 10 000 fit 90 000).
     expect(admission.mayStart(4, young)).toBe(true);
+    expect(admission.state().guard).toBe('held');
     admission.observe(load({ preemptions: 1 }), 1_000);
     admission.observe(load({ preemptions: 1 }), 2_000);
-    expect(admission.state()).toMatchObject({ hold: null, scale: 0.85 });
+    expect(admission.state()).toMatchObject({ hold: null, scale: 0.85, guard: 'projected-peak' });
     // After: the held view (50 000) still fits 0.85 x 90 000, but the cohort peaks at 4 x 5 000 + 5 x 15 000 = 95 000.
     expect(admission.mayStart(4, young)).toBe(false);
     // Staggered sessions peak at 50 000 (just before the oldest ends): they fit.
