@@ -13,6 +13,7 @@ function controllerJson(engine: EngineAdmissionState): Record<string, unknown> {
     typical_context_tokens: engine.typicalContext === null ? null : Math.round(engine.typicalContext),
     ended_sessions: engine.endedSessions,
     prior_sessions: engine.priorSessions,
+    guard: engine.guard,
     scale: engine.scale,
     duty_cycle: engine.duty,
     preemption_cost: engine.preemptionCost,

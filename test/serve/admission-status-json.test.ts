@@ -20,6 +20,7 @@ describe('admissionStatusJson', () => {
       typical_context_tokens: 40_000,
       ended_sessions: 0,
       prior_sessions: 0,
+      guard: 'held',
       scale: 1,
       duty_cycle: 1,
       preemption_cost: null,

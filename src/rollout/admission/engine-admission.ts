@@ -14,6 +14,9 @@
 // Guard for sessions that age together: sizing by the held context assumes sessions of every age, young ones
 // beside old ones. Sessions admitted together grow together, so each admitted session counts as the larger of
 // the context it holds now and the typical held one; a new session starts only while those, plus it, fit.
+// Once preemption has cost more than the budget (the workload's sessions do outgrow the cache together), the
+// guard projects instead: the admitted sessions, plus the new one, at their projected peak (cohortPeak: each
+// grows from what it holds now to the typical final context) must fit, for the rest of the run.
 // Preemption cost decides: a preemption makes the engine recompute the victim's context, about the held context
 // at its prefill ceiling (tokens/s). Over the last costWindowMs the controller estimates the share of GPU time
 // so lost; above preemptionBudget it backs the scale off (by `backoff`, once per episode, never below 0.5) and
@@ -22,9 +25,12 @@
 // Gate (hysteresis): it closes when the engine queues requests for two readings in a row, preemption costs
 // too much, or KV usage reaches kvHigh, and opens once nothing waits, the cost is back within budget and KV
 // usage is back at or below kvLow. The scale grows by `rampStep` after each calm `rampMs` (nothing waiting,
-// no costly preemption, KV usage at or below kvLow). A new session starts only while the gate is open, fewer
-// than the target are active and the guard allows; running sessions are never stopped by it.
+// no costly preemption, KV usage at or below kvLow, and the admitted sessions' projected peak at or below kvLow
+// too: a young cohort leaves the cache empty now and fills it later, which is no room to grow). A new session
+// starts only while the gate is open, fewer than the target are active and the guard allows; running sessions
+// are never stopped by it.
 import type { EngineLoad } from './engine-load.js';
+import { cohortPeak } from './cohort-peak.js';
 import { SessionContexts, type SessionContext } from './session-contexts.js';
 
 export { PRIOR_WEIGHT } from './session-contexts.js';
@@ -74,6 +80,8 @@ export interface EngineAdmissionState {
   typicalContext: number | null;
   endedSessions: number;
   priorSessions: number;
+  /** How the guard counts admitted sessions: their held context, or (once preemption cost too much) their projected peak. */
+  guard: 'held' | 'projected-peak' | 'mixed';
   /** The feedback scale on the KV-derived target. */
   scale: number;
   /** Share of admitted sessions with a call in the engine (moving average; 1 until measured). */
@@ -116,6 +124,8 @@ export class EngineAdmission {
   /** Readings of the cost window: when, and the preemption counter then. */
   private window: { at: number; preemptions: number }[] = [];
   private cost: number | null = 0;
+  /** Set once preemption cost more than the budget: the guard projects the sessions' peak from then on. */
+  private projectPeaks = false;
 
   constructor(options: EngineAdmissionOptions = {}) {
     this.kvHigh = options.kvHigh ?? 0.9;
@@ -142,9 +152,10 @@ export class EngineAdmission {
 
   /**
    * Takes one reading of the engine (`now`: ms on any steady clock) while `calling` sessions admitted to it have
-   * made a call (the duty cycle's denominator). A paused or asleep engine's reading changes nothing.
+   * made a call (the duty cycle's denominator); `live`: the contexts the admitted sessions hold now (0 before a
+   * session's first call), whose projected peak may hold the ramp back. A paused or asleep engine's reading changes nothing.
    */
-  observe(load: EngineLoad, now: number, calling = 0): void {
+  observe(load: EngineLoad, now: number, calling = 0, live: readonly number[] = []): void {
     this.last = load;
     if (load.paused) {
       this.calmSince = null;
@@ -165,6 +176,7 @@ export class EngineAdmission {
     const overloaded: AdmissionHold | null = costly ? 'preempted' : this.waitingReadings >= 2 ? 'waiting' : null;
     const close = overloaded ?? (load.kvUsage >= this.kvHigh ? 'kv-high' : null);
     // Only costly preemption shrinks the target: a queue is the cache full of sessions older than typical, which the gate handles.
+    if (costly) this.projectPeaks = true;
     if (costly && !this.overloaded) this.scale = Math.max(0.5, this.scale * this.backoff);
     this.overloaded = costly;
     if (close !== null) {
@@ -173,7 +185,7 @@ export class EngineAdmission {
     } else if (this.hold !== null && load.waiting === 0 && load.kvUsage <= this.kvLow) {
       this.hold = null;
     }
-    const calm = close === null && load.waiting === 0 && load.kvUsage <= this.kvLow;
+    const calm = close === null && load.waiting === 0 && load.kvUsage <= this.kvLow && this.peakUsage(live) <= this.kvLow;
     if (!calm) this.calmSince = null;
     else if (this.calmSince === null) this.calmSince = now;
     else if (now - this.calmSince >= this.rampMs) {
@@ -205,6 +217,7 @@ export class EngineAdmission {
       typicalContext: this.contexts.final(),
       endedSessions: this.contexts.endedSessions,
       priorSessions: this.contexts.seededBy,
+      guard: this.projectPeaks ? 'projected-peak' : 'held',
       scale: this.scale,
       duty: this.duty,
       preemptionCost: this.cost,
@@ -236,13 +249,31 @@ export class EngineAdmission {
     return this.cost > this.preemptionBudget;
   }
 
-  /** The admitted sessions, each at the larger of what it holds now and the typical held context, plus one new session, fit the scaled cache. */
+  /**
+   * The admitted sessions, each at the larger of what it holds now and the typical held context, plus one new
+   * session, fit the scaled cache; once preemption has cost too much, at their projected peak.
+   */
   private guardAllows(live: readonly number[]): boolean {
     const capacity = this.last?.kvCapacityTokens ?? null;
     const held = this.contexts.held();
     if (capacity === null || held === null || held <= 0 || live.length === 0) return true;
+    if (this.projectPeaks) return this.peakUsage([...live, 0]) <= this.scale * this.kvHigh;
     const demand = live.reduce((sum, context) => sum + Math.max(context, held), held);
     return Math.max(this.minDuty, this.duty) * demand <= this.scale * this.kvHigh * capacity;
+  }
+
+  /**
+   * The share of the cache these sessions will take at their projected peak, at the duty cycle (0 when nothing is
+   * known). A session that has not called yet starts at 2 x held - final (a session growing steadily from there
+   * to the final context holds the held one on average).
+   */
+  private peakUsage(live: readonly number[]): number {
+    const capacity = this.last?.kvCapacityTokens ?? null;
+    const held = this.contexts.held();
+    const final = this.contexts.final();
+    if (capacity === null || !(capacity > 0) || held === null || final === null || live.length === 0) return 0;
+    const first = Math.max(0, 2 * held - final);
+    return (Math.max(this.minDuty, this.duty) * cohortPeak(live, final, first)) / capacity;
   }
 
   private targetWithSource(): { target: number; source: EngineAdmissionState['targetSource'] } {

@@ -228,15 +228,20 @@ export class EngineSessionAdmission extends AdmissionGate {
     return calling;
   }
 
+  /** The contexts the sessions on the replica hold now (0 before their first call). */
+  private contextsOn(replica: string): number[] {
+    return [...(this.heldOn.get(replica) ?? [])].map((held) => held.context);
+  }
+
   observe(readings: EngineReadings, now: number): void {
     if (isSingleLoad(readings)) {
       if (this.replicas.length > 1) throw new Error('engine admission over several replicas needs each replica\'s reading, not one load');
       const only = this.replicas[0] as AdmissionReplica;
-      only.controller.observe(readings, now, this.callingOn(only.replica));
+      only.controller.observe(readings, now, this.callingOn(only.replica), this.contextsOn(only.replica));
     } else {
       for (const { replica, controller } of this.replicas) {
         const load = readings.get(replica);
-        if (load !== undefined) controller.observe(load, now, this.callingOn(replica));
+        if (load !== undefined) controller.observe(load, now, this.callingOn(replica), this.contextsOn(replica));
       }
     }
     this.pump();
@@ -275,6 +280,7 @@ function fleetState(replicas: readonly ReplicaAdmissionState[]): EngineAdmission
     target: replicas.reduce((sum, replica) => sum + replica.target, 0),
     targetSource: replicas.every((replica) => replica.targetSource === first.targetSource) ? first.targetSource : 'mixed',
     hold: replicas.some((replica) => replica.hold === null) ? null : first.hold,
+    guard: replicas.every((replica) => replica.guard === first.guard) ? first.guard : 'mixed',
     scale: mean((replica) => replica.scale),
     duty: mean((replica) => replica.duty),
     preemptionCost: replicas.some((replica) => replica.preemptionCost === null) ? null : mean((replica) => replica.preemptionCost as number),

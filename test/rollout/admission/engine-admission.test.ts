@@ -162,6 +162,17 @@ describe('gate with hysteresis', () => {
     expect(admission.target()).toBe(18);
   });
 
+  it('does not ramp while the admitted sessions, projected to their peak, would overflow the cache below kvLow', () => {
+    // Held 10 000, final 20 000: five sessions that started together (no call yet) will hold 5 x 20 000 = the whole cache.
+    const admission = new EngineAdmission({ contextWindow: 20_000, rampMs: 10_000, rampStep: 0.5 });
+    const cohort = [0, 0, 0, 0, 0];
+    for (let t = 0; t <= 41_000; t += 1_000) admission.observe(load({ kvUsage: 0.1 }), t, 0, cohort);
+    expect(admission.state().scale).toBe(1);
+    // Staggered sessions (5 000, 10 000, 15 000 now) peak at 45 000 (just before the oldest ends): room to ramp.
+    for (let t = 42_000; t <= 52_000; t += 1_000) admission.observe(load({ kvUsage: 0.1 }), t, 0, [5_000, 10_000, 15_000]);
+    expect(admission.state().scale).toBe(1.5);
+  });
+
   it('ignores readings of a paused engine (they say nothing about load)', () => {
     const admission = new EngineAdmission({ contextWindow: 20_000 });
     admission.observe(load({ waiting: 5 }), 0);
@@ -210,6 +221,23 @@ describe('the context sessions hold, the guard for sessions that age together, t
     // The cost falls as the window moves past them; the gate opens again.
     for (let t = 23; t <= 60; t++) admission.observe(load({ ...ceiling, kvUsage: 0.5, preemptions: 4 }), t * 1_000);
     expect(admission.state()).toMatchObject({ hold: null, scale: 0.5, preemptionCost: 0 });
+  });
+
+  it('guard after costly preemption: the admitted sessions and the new one must fit at their projected peak', () => {
+    // Held 10 000, final 20 000 (a session starts near 0); no ceiling, so any preemption costs too much.
+    const admission = new EngineAdmission({ contextWindow: 20_000, backoff: 0.85 });
+    admission.observe(load(), 0);
+    const young = [5_000, 5_000, 5_000, 5_000];
+    // Before: each counts as the held context (4 x 10 000 + 10 000 fit 90 000).
+    expect(admission.mayStart(4, young)).toBe(true);
+    expect(admission.state().guard).toBe('held');
+    admission.observe(load({ preemptions: 1 }), 1_000);
+    admission.observe(load({ preemptions: 1 }), 2_000);
+    expect(admission.state()).toMatchObject({ hold: null, scale: 0.85, guard: 'projected-peak' });
+    // After: the held view (50 000) still fits 0.85 x 90 000, but the cohort peaks at 4 x 5 000 + 5 x 15 000 = 95 000.
+    expect(admission.mayStart(4, young)).toBe(false);
+    // Staggered sessions peak at 50 000 (just before the oldest ends): they fit.
+    expect(admission.mayStart(3, [5_000, 10_000, 15_000])).toBe(true);
   });
 
   it('a queue closes the gate but does not shrink the target (the cache full of sessions older than typical)', () => {
