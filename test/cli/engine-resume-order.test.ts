@@ -10,10 +10,11 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scriptedPolicy } from '../../src/sim/policies/scripted.js';
 import type { SimServer } from '../../src/sim/sim-server.js';
-import { sampledLogprob } from '../../src/sim/synthetic-logprobs.js';
 import type { ChatCompletionChunkWire } from '../../src/upstream/vllm-api-types.js';
 import { testSims } from '../helpers/start-test-sims.js';
 import { until } from '../helpers/until.js';
+import { sseData } from '../helpers/sse-data.js';
+import { simWeightVersions } from '../helpers/sim-weight-versions.js';
 
 const POLAR = path.resolve(import.meta.dirname, '../../bin/polar.js');
 const LONG = 'The quick brown fox jumps over the lazy dog while the sun sets slowly behind the distant hills, and the river keeps running toward the sea.';
@@ -42,26 +43,14 @@ function streamChat(url: string): { ids: number[]; logprobs: number[]; done: Pro
   const body = { model: 'polar-sim-qwen3', messages: [{ role: 'user', content: 'Tell me.' }], logprobs: true, return_token_ids: true, stream: true, chat_template_kwargs: { enable_thinking: false } };
   const done = (async () => {
     const response = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const part of response.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(part, { stream: true });
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const data = buffer.slice(6, end);
-        buffer = buffer.slice(end + 2);
-        if (data === '[DONE]') continue;
-        const choice = (JSON.parse(data) as ChatCompletionChunkWire).choices[0];
-        state.ids.push(...(choice?.token_ids ?? []));
-        state.logprobs.push(...(choice?.logprobs?.content?.map((entry) => entry.logprob) ?? []));
-      }
+    for await (const data of sseData(response)) {
+      if (data === '[DONE]') continue;
+      const choice = (JSON.parse(data) as ChatCompletionChunkWire).choices[0];
+      state.ids.push(...(choice?.token_ids ?? []));
+      state.logprobs.push(...(choice?.logprobs?.content?.map((entry) => entry.logprob) ?? []));
     }
   })();
   return { ...state, done };
-}
-
-/** The simulator weights that sampled each token (its raw logprobs are a function of position, id and version). */
-function versionsOf(ids: readonly number[], logprobs: readonly number[]): number[] {
-  return ids.map((id, i) => [0, 1, 2].find((version) => sampledLogprob(i, id, version) === logprobs[i]) ?? -1);
 }
 
 const posts = (server: SimServer): string[] => server.control.log.filter((entry) => entry.method === 'POST').map((entry) => entry.path);
@@ -83,7 +72,7 @@ describe('polar engine resume: weights before the engine samples again', () => {
     expect(posts(server)).toEqual(['/pause', '/collective_rpc', '/reset_prefix_cache', '/resume']);
     expect(call.ids.length).toBeGreaterThan(frozen);
     expect(frozen).toBeGreaterThanOrEqual(5);
-    expect(versionsOf(call.ids, call.logprobs)).toEqual(call.ids.map((_, i) => (i < frozen ? 0 : 1)));
+    expect(simWeightVersions(call.ids, call.logprobs)).toEqual(call.ids.map((_, i) => (i < frozen ? 0 : 1)));
   }, 60_000);
 
   it('after polar engine sleep: wakes first (polar recorded the sleep), then loads and resumes', async () => {

@@ -6,12 +6,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { scriptedPolicy } from '../../src/sim/policies/scripted.js';
 import { startSimServer, type SimServer, type SimServerOptions } from '../../src/sim/sim-server.js';
-import { sampledLogprob } from '../../src/sim/synthetic-logprobs.js';
 import type { SglangGenerateWire } from '../../src/upstream/engines/sglang-api-types.js';
 import type { ChatCompletionChunkWire } from '../../src/upstream/vllm-api-types.js';
 import { postJson } from './sim-test-client.js';
 import { readResponse } from '../helpers/read-response.js';
 import { until } from '../helpers/until.js';
+import { sseData } from '../helpers/sse-data.js';
+import { simWeightVersions } from '../helpers/sim-weight-versions.js';
 
 const LONG = 'The quick brown fox jumps over the lazy dog while the sun sets slowly behind the distant hills, and the river keeps running toward the sea.';
 const servers: SimServer[] = [];
@@ -36,27 +37,15 @@ function streamChat(url: string): { ids: number[]; logprobs: number[]; finish: (
   const state = { ids: [] as number[], logprobs: [] as number[], finish: null as string | null };
   const done = (async () => {
     const response = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...CHAT, stream: true }) });
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const part of response.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(part, { stream: true });
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const data = buffer.slice(6, end);
-        buffer = buffer.slice(end + 2);
-        if (data === '[DONE]') continue;
-        const choice = (JSON.parse(data) as ChatCompletionChunkWire).choices[0];
-        state.ids.push(...(choice?.token_ids ?? []));
-        state.logprobs.push(...(choice?.logprobs?.content?.map((entry) => entry.logprob) ?? []));
-        if (choice?.finish_reason) state.finish = choice.finish_reason;
-      }
+    for await (const data of sseData(response)) {
+      if (data === '[DONE]') continue;
+      const choice = (JSON.parse(data) as ChatCompletionChunkWire).choices[0];
+      state.ids.push(...(choice?.token_ids ?? []));
+      state.logprobs.push(...(choice?.logprobs?.content?.map((entry) => entry.logprob) ?? []));
+      if (choice?.finish_reason) state.finish = choice.finish_reason;
     }
   })();
   return { ids: state.ids, logprobs: state.logprobs, finish: () => state.finish, done };
-}
-
-/** The weight version whose synthetic logprob each token has (raw logprobs: a function of position, id and version). */
-function versionsOf(ids: readonly number[], logprobs: readonly number[]): number[] {
-  return ids.map((id, i) => [0, 1, 2].find((version) => sampledLogprob(i, id, version) === logprobs[i]) ?? -1);
 }
 
 describe('vLLM control routes', () => {
@@ -83,7 +72,7 @@ describe('vLLM control routes', () => {
     expect(await post(`${root}/resume`)).toMatchObject({ status: 200, json: { status: 'resumed' } });
     await call.done;
     expect(call.finish()).toBe('stop');
-    const versions = versionsOf(call.ids, call.logprobs);
+    const versions = simWeightVersions(call.ids, call.logprobs);
     expect(versions).toEqual([...new Array(atPause).fill(0), ...new Array(call.ids.length - atPause).fill(1)]);
     expect(sim.engine.metrics().weightVersion).toBe(1);
     expect(sim.control.log.filter((entry) => entry.path !== '/is_paused').map((entry) => entry.path)).toEqual(['/pause', '/collective_rpc', '/resume']);

@@ -11,6 +11,7 @@ import { sampledLogprob } from '../../src/sim/synthetic-logprobs.js';
 import type { SglangGenerateWire } from '../../src/upstream/engines/sglang-api-types.js';
 import { until } from '../helpers/until.js';
 import { postJson } from './sim-test-client.js';
+import { sseData } from '../helpers/sse-data.js';
 
 const LONG = 'The quick brown fox jumps over the lazy dog while the sun sets slowly behind the distant hills.';
 const PROMPT = [151644, 872, 198, 40, 151645, 198, 151644, 77091, 198];
@@ -36,18 +37,11 @@ interface Streamed {
 async function stream(root: string, body: Record<string, unknown> = {}, during?: (chunks: Streamed['chunks']) => Promise<void> | void): Promise<Streamed> {
   const response = await fetch(`${root}/generate`, { method: 'POST', body: JSON.stringify({ input_ids: PROMPT, sampling_params: { max_new_tokens: 512, temperature: 1 }, return_logprob: true, stream: true, ...body }) });
   const read: Streamed = { status: response.status, chunks: [], done: false, cut: false };
-  const decoder = new TextDecoder();
-  let buffer = '';
   try {
-    for await (const part of response.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(part, { stream: true });
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const data = buffer.slice('data: '.length, end);
-        buffer = buffer.slice(end + 2);
-        if (data === '[DONE]') read.done = true;
-        else read.chunks.push(JSON.parse(data) as Streamed['chunks'][number]);
-        await during?.(read.chunks);
-      }
+    for await (const data of sseData(response)) {
+      if (data === '[DONE]') read.done = true;
+      else read.chunks.push(JSON.parse(data) as Streamed['chunks'][number]);
+      await during?.(read.chunks);
     }
   } catch {
     read.cut = true;

@@ -12,6 +12,7 @@ import type { SglangChatCompletionWire } from '../../src/upstream/engines/sglang
 import type { ChatCompletionChunkWire } from '../../src/upstream/vllm-api-types.js';
 import { postJson, postStream } from './sim-test-client.js';
 import { until } from '../helpers/until.js';
+import { sseData } from '../helpers/sse-data.js';
 
 const TOOLS = [{ type: 'function', function: { name: 'bash', description: 'Run a shell command.', parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] } } }];
 /** Reasoning then a tool call: the parsers hold back `</think>`, the `<tool_call>` tags and the call's name. */
@@ -42,18 +43,11 @@ function readStream(sim: SimServer, body: unknown): { read: StreamRead; ended: P
   const read: StreamRead = { chunks: [], done: false, engineAtDone: null };
   const ended = (async () => {
     const response = await fetch(`${sim.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const part of response.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(part, { stream: true });
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const data = buffer.slice('data: '.length, end);
-        buffer = buffer.slice(end + 2);
-        if (data === '[DONE]') {
-          read.done = true;
-          read.engineAtDone = sim.engine.metrics();
-        } else read.chunks.push(JSON.parse(data) as ChatCompletionChunkWire);
-      }
+    for await (const data of sseData(response)) {
+      if (data === '[DONE]') {
+        read.done = true;
+        read.engineAtDone = sim.engine.metrics();
+      } else read.chunks.push(JSON.parse(data) as ChatCompletionChunkWire);
     }
   })();
   return { read, ended };

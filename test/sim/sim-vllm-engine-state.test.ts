@@ -7,9 +7,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/sim/policy.js';
 import { startSimServer, type SimServer, type SimServerOptions } from '../../src/sim/sim-server.js';
-import { sampledLogprob } from '../../src/sim/synthetic-logprobs.js';
 import { readResponse } from '../helpers/read-response.js';
 import { until } from '../helpers/until.js';
+import { sseData } from '../helpers/sse-data.js';
+import { simWeightVersions } from '../helpers/sim-weight-versions.js';
 
 const COMMAND = 'grep -rn "def handle_request" src/ | head -n 40 && python -m pytest tests/test_server.py -x -q --maxfail=1';
 const policy: Policy = () => ({ toolCalls: [{ name: 'bash', arguments: { command: COMMAND } }] });
@@ -54,32 +55,21 @@ function stream(url: string, body: Record<string, unknown>): Streamed {
   state.finish = () => finish;
   state.done = (async () => {
     const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) });
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const part of response.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(part, { stream: true });
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const data = buffer.slice(6, end);
-        buffer = buffer.slice(end + 2);
-        if (data === '[DONE]') {
-          state.events.push(data);
-          continue;
-        }
-        const event = JSON.parse(data) as { choices: { delta?: { tool_calls?: unknown[] }; token_ids?: number[]; logprobs?: { content?: { logprob: number }[] } | null; finish_reason?: string | null }[] };
-        state.events.push(event);
-        const choice = event.choices[0];
-        if (choice?.delta?.tool_calls) pieces += 1;
-        state.ids.push(...(choice?.token_ids ?? []));
-        state.logprobs.push(...(choice?.logprobs?.content?.map((entry) => entry.logprob) ?? []));
-        if (choice?.finish_reason) finish = choice.finish_reason;
+    for await (const data of sseData(response)) {
+      if (data === '[DONE]') {
+        state.events.push(data);
+        continue;
       }
+      const event = JSON.parse(data) as { choices: { delta?: { tool_calls?: unknown[] }; token_ids?: number[]; logprobs?: { content?: { logprob: number }[] } | null; finish_reason?: string | null }[] };
+      state.events.push(event);
+      const choice = event.choices[0];
+      if (choice?.delta?.tool_calls) pieces += 1;
+      state.ids.push(...(choice?.token_ids ?? []));
+      state.logprobs.push(...(choice?.logprobs?.content?.map((entry) => entry.logprob) ?? []));
+      if (choice?.finish_reason) finish = choice.finish_reason;
     }
   })();
   return state;
-}
-
-function versionsOf(ids: readonly number[], logprobs: readonly number[]): number[] {
-  return ids.map((id, i) => [0, 1, 2].find((version) => sampledLogprob(i, id, version) === logprobs[i]) ?? -1);
 }
 
 describe('what an aborted stream says', () => {
@@ -137,7 +127,7 @@ describe('pause and sleep are one engine-core state (current vLLM)', () => {
     await until(() => call.ids.length >= frozen + 3, 'the frozen request to generate again');
     await call.done;
     // The tokens after wake_up were sampled before any reload: every one on version 0.
-    expect(versionsOf(call.ids, call.logprobs).slice(0, frozen + 3)).toEqual(new Array(frozen + 3).fill(0));
+    expect(simWeightVersions(call.ids, call.logprobs).slice(0, frozen + 3)).toEqual(new Array(frozen + 3).fill(0));
   });
 
   it('/reset_prefix_cache answers success false while frozen requests hold blocks, true once they are gone', async () => {
