@@ -13,7 +13,6 @@ import { GenerationConflictError, GenerationController, type GenerationStepEvent
 import { classifySessionFailure } from '../../src/rollout/classify-session-failure.js';
 import { abortedByPolarMessage } from '../../src/gateway/engine-aborted-error.js';
 import { scriptedPolicy } from '../../src/sim/policies/scripted.js';
-import { sampledLogprob } from '../../src/sim/synthetic-logprobs.js';
 import { EngineFleet } from '../../src/upstream/control/engine-fleet.js';
 import type { EngineName } from '../../src/upstream/engines/engine-name.js';
 import { buildPerRequest } from '../../src/trajectory/build-per-request.js';
@@ -25,6 +24,7 @@ import type { GatewayOptions } from '../../src/gateway/create-gateway.js';
 import type { UpstreamProfile } from '../../src/upstream/preflight/upstream-profile.js';
 import { type GatewayStack, startGatewayStack } from '../helpers/gateway-stack.js';
 import { until } from '../helpers/until.js';
+import { simWeightVersions } from '../helpers/sim-weight-versions.js';
 
 const LONG = 'The quick brown fox jumps over the lazy dog while the sun sets slowly behind the distant hills, and the river keeps running toward the sea.';
 const stacks: GatewayStack[] = [];
@@ -67,11 +67,6 @@ function streamCall(openai: OpenAI): { chunks: () => number; done: Promise<unkno
   return { chunks: () => chunks, done };
 }
 
-/** Which simulator weights sampled each token (raw logprobs are a function of position, id and version). */
-function simVersions(ids: readonly number[], logprobs: readonly number[]): number[] {
-  return ids.map((id, i) => [0, 1, 2].find((version) => sampledLogprob(i, id, version) === logprobs[i]) ?? -1);
-}
-
 describe('keep pause with a weight update mid-call', () => {
   it('records the boundary at the tokens received before the pause; the export shows it; the simulator agrees', async () => {
     const { s, openai, controller, events } = await start({ devMode: true });
@@ -98,7 +93,7 @@ describe('keep pause with a weight update mid-call', () => {
     expect(index).toBeGreaterThan(0);
     expect(index).toBeLessThan(ids.length);
     // The simulator's weights sampled tokens [0, index) with version 0 and the rest with version 1.
-    const truth = simVersions(ids, spanning!.capture.logprobs!);
+    const truth = simWeightVersions(ids, spanning!.capture.logprobs!);
     expect(truth).toEqual(ids.map((_, i) => (i < index ? 0 : 1)));
     expect(next).toMatchObject({ status: 'ok', policyVersion: 1 });
     expect(next!.versionBoundaries).toBeUndefined();
@@ -180,7 +175,7 @@ describe('SGLang token-in: /generate streamed, so a keep pause is observed per t
     expect(version).toBe(1);
     expect(index).toBeGreaterThanOrEqual(6);
     expect(index).toBeLessThan(ids.length);
-    const truth = simVersions(ids, spanning.capture.logprobs!);
+    const truth = simWeightVersions(ids, spanning.capture.logprobs!);
     expect(truth).toEqual(ids.map((_, i) => (i < index ? 0 : 1)));
     expect(next).toMatchObject({ status: 'ok', policyVersion: 1, mode: 'token_in' });
     expect(next.versionBoundaries).toBeUndefined();
@@ -215,7 +210,7 @@ describe('SGLang token-in: /generate streamed, so a keep pause is observed per t
 
     const exact = await spanKeepPause({ chunkTokens: 4, sglang: { weightVersionSpans: true } }, { profile }, 2);
     const ids = exact.spanning.capture.tokenIds!;
-    const truth = simVersions(ids, exact.spanning.capture.logprobs!);
+    const truth = simWeightVersions(ids, exact.spanning.capture.logprobs!);
     const index = truth.indexOf(1);
     expect(index).toBeGreaterThan(0);
     expect(exact.spanning.versionUnobserved).toBeUndefined();
