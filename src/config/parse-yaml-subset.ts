@@ -138,31 +138,30 @@ function isMappingEntry(text: string): boolean {
   return keyEnd(text) > 0;
 }
 
-function keyEnd(text: string): number {
+/** The indices of the characters of `text` outside quotes ('…' or "…"), the quote marks left out. */
+function* unquotedIndices(text: string): Generator<number> {
   let quote: string | undefined;
   for (let index = 0; index < text.length; index += 1) {
     const char = text[index];
     if (quote !== undefined) {
       if (char === quote) quote = undefined;
-      continue;
-    }
-    if (char === '"' || char === "'") quote = char;
-    else if (char === ':' && (index === text.length - 1 || text[index + 1] === ' ')) return index;
-    else if (index === 0 && (char === '{' || char === '[')) return -1;
+    } else if (char === '"' || char === "'") quote = char;
+    else yield index;
+  }
+}
+
+function keyEnd(text: string): number {
+  for (const index of unquotedIndices(text)) {
+    const char = text[index];
+    if (char === ':' && (index === text.length - 1 || text[index + 1] === ' ')) return index;
+    if (index === 0 && (char === '{' || char === '[')) return -1;
   }
   return -1;
 }
 
 function stripComment(raw: string): string {
-  let quote: string | undefined;
-  for (let index = 0; index < raw.length; index += 1) {
-    const char = raw[index];
-    if (quote !== undefined) {
-      if (char === quote) quote = undefined;
-      continue;
-    }
-    if (char === '"' || char === "'") quote = char;
-    else if (char === '#' && (index === 0 || raw[index - 1] === ' ' || raw[index - 1] === '\t')) return raw.slice(0, index);
+  for (const index of unquotedIndices(raw)) {
+    if (raw[index] === '#' && (index === 0 || raw[index - 1] === ' ' || raw[index - 1] === '\t')) return raw.slice(0, index);
   }
   return raw;
 }
@@ -170,17 +169,11 @@ function stripComment(raw: string): string {
 /** Splits the inside of a flow collection at top-level commas (quotes respected). */
 function splitFlow(inner: string): string[] {
   const parts: string[] = [];
-  let quote: string | undefined;
   let start = 0;
-  for (let index = 0; index < inner.length; index += 1) {
-    const char = inner[index];
-    if (quote !== undefined) {
-      if (char === quote) quote = undefined;
-    } else if (char === '"' || char === "'") quote = char;
-    else if (char === ',') {
-      parts.push(inner.slice(start, index).trim());
-      start = index + 1;
-    }
+  for (const index of unquotedIndices(inner)) {
+    if (inner[index] !== ',') continue;
+    parts.push(inner.slice(start, index).trim());
+    start = index + 1;
   }
   parts.push(inner.slice(start).trim());
   return parts.filter((part) => part !== '');
