@@ -34,7 +34,7 @@ import type { EngineFleet, ReplicaControlState } from '../upstream/control/engin
 import { type FleetReplicaSpec, openEngineFleet } from '../upstream/control/open-engine-fleet.js';
 import type { RolloutEvent } from './rollout-events.js';
 import type { HostPool, HostStatus } from './hosts/host-pool.js';
-import { engineMetricsSettings, resumeRollout, runRollout, type RolloutContext, type RolloutOptions, type RolloutResult } from './run-rollout.js';
+import { engineMetricsSettings, remoteCapacity, resumeRollout, runRollout, type RolloutContext, type RolloutOptions, type RolloutResult } from './run-rollout.js';
 
 export type EngineEvent =
   | { type: 'batch'; batchId: string; status: BatchStatus; reason: string | null }
@@ -393,7 +393,7 @@ export class RolloutEngine {
           runtime: this.options.runtime,
           upstream,
           tasks: this.tasks,
-          sizes: { ...defaultPipelineSizes(agentSlotsFor(defaults.admission, defaults.concurrency), availableParallelism()), ...defaults.pipeline },
+          sizes: { ...defaultPipelineSizes(agentSlotsFor(defaults.admission, defaults.concurrency, undefined, remoteCapacity(this.options.hosts)), availableParallelism()), ...defaults.pipeline },
           ...(defaults.admission !== undefined ? { admission: defaults.admission } : {}),
           ...(defaults.upstreamTimeoutSeconds !== undefined ? { upstreamTimeoutMs: defaults.upstreamTimeoutSeconds * 1000 } : {}),
           policyVersion: this.gate.policyVersion,

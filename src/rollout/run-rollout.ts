@@ -251,7 +251,7 @@ async function withScheduler(
       store: context.store,
       runtime: context.runtime,
       upstream,
-      sizes: { ...defaultPipelineSizes(agentSlotsFor(options.admission, options.concurrency), availableParallelism()), ...options.pipeline },
+      sizes: { ...defaultPipelineSizes(agentSlotsFor(options.admission, options.concurrency, undefined, remoteCapacity(context.hosts)), availableParallelism()), ...options.pipeline },
       ...(options.admission !== undefined ? { admission: options.admission } : {}),
       ...(options.upstreamTimeoutSeconds !== undefined ? { upstreamTimeoutMs: options.upstreamTimeoutSeconds * 1000 } : {}),
       ...(context.policyVersion !== undefined ? { policyVersion: context.policyVersion } : {}),
@@ -358,4 +358,9 @@ function selectRecords(dataset: SwebenchRecord[], instanceIds: string[] | undefi
     throw new UsageError(`--instance ${missing.join(', ')} not in the dataset`, `The dataset has ${dataset.length} instances, e.g. ${dataset.slice(0, 3).map((record) => record.instance_id).join(', ')}.`);
   }
   return instanceIds.map((id) => byId.get(id) as SwebenchRecord);
+}
+
+/** The sessions SSH hosts hold together (undefined for the local engine: its own memory and cores decide). */
+export function remoteCapacity(hosts: HostPool | undefined): (() => number) | undefined {
+  return hosts?.remote === true ? () => hosts.capacity() : undefined;
 }

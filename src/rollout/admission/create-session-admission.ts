@@ -38,10 +38,15 @@ export interface SessionAdmissionSetup {
 
 const hostNow = (): HostResources => ({ freeMemoryBytes: freemem(), cores: availableParallelism() });
 
-/** Agent workers the stage pools get: --concurrency, else 4 (fixed) or what the host holds (engine, the default mode). */
-export function agentSlotsFor(mode: AdmissionMode | undefined, concurrency: number | undefined, host: () => HostResources = hostNow): number {
+/**
+ * Agent workers the stage pools get: --concurrency, else 4 (fixed) or, in engine mode (the default), what the
+ * sandboxes' hosts hold: this machine's, or with `capacity` (SSH hosts: the sessions they hold together, at start)
+ * theirs, since the agents' containers do not run here.
+ */
+export function agentSlotsFor(mode: AdmissionMode | undefined, concurrency: number | undefined, host: () => HostResources = hostNow, capacity?: () => number): number {
   if (concurrency !== undefined) return concurrency;
-  return (mode ?? DEFAULT_ADMISSION) === 'engine' ? hostSessionCap(host(), DEFAULT_FOOTPRINT, 0).sessions : DEFAULT_CONCURRENCY;
+  if ((mode ?? DEFAULT_ADMISSION) !== 'engine') return DEFAULT_CONCURRENCY;
+  return capacity !== undefined ? Math.max(1, capacity()) : hostSessionCap(host(), DEFAULT_FOOTPRINT, 0).sessions;
 }
 
 export function createSessionAdmission(settings: AdmissionSettings): SessionAdmissionSetup {

@@ -61,6 +61,15 @@ describe('--admission engine slots', () => {
     expect(agentSlotsFor(undefined, undefined, host)).toBe(8);
   });
 
+  it('engine on SSH hosts: what the hosts hold together, not this machine (the agents run there); fixed and --concurrency as before', () => {
+    const tiny = () => ({ freeMemoryBytes: 1 * GIB, cores: 1 });
+    expect(agentSlotsFor('engine', undefined, tiny, () => 24)).toBe(24);
+    expect(agentSlotsFor(undefined, undefined, tiny, () => 24)).toBe(24);
+    expect(agentSlotsFor('engine', 3, tiny, () => 24)).toBe(3);
+    expect(agentSlotsFor('fixed', undefined, tiny, () => 24)).toBe(4);
+    expect(agentSlotsFor('engine', undefined, tiny, () => 0)).toBe(1);
+  });
+
   it('engine mode: the limit is the lower of the controller\'s target and the host cap by the footprints measured', () => {
     const setup = createSessionAdmission({ mode: 'engine', contextWindow: 10_000, host });
     expect(setup.agentSlots).toBe(8);
