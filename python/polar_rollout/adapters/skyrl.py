@@ -316,10 +316,9 @@ class PolarGeneratorBase:
         configured = self.capture or settings.capture
         return configured or (None if self.step_wise else ONE_SEQUENCE_CAPTURE)
 
-    def _collect(self, trajectory_ids: Sequence[Any], extras: Sequence[Any], sampling: Dict[str, Any], version: Optional[int] = None,
-                 settings: Optional[PolarSettings] = None) -> Dict[Tuple[str, int], Session]:
+    def _collect(self, trajectory_ids: Sequence[Any], extras: Sequence[Any], sampling: Dict[str, Any], version: Optional[int],
+                 settings: PolarSettings) -> Dict[Tuple[str, int], Session]:
         client = self.client or default_client()
-        settings = settings or self.settings or PolarSettings.from_env()
         order: List[str] = []
         tasks: Dict[str, Any] = {}
         counts: Dict[str, int] = {}

@@ -175,8 +175,9 @@ class GroupSelector:
         """What slime trains of the accepted groups against what was sampled in every group offered."""
         return TrainerYield(received_tokens(normalise(self.accepted)), self.sampled_tokens)
 
-    def metrics(self) -> Dict[str, float]:
-        return {**session_metrics(self.exclusions), **self.trainer_yield().metrics()}
+    def metrics(self, value: Optional[TrainerYield] = None) -> Dict[str, float]:
+        """The exclusions' counts and the yield (``value``: the yield already computed for this step)."""
+        return {**session_metrics(self.exclusions), **(value or self.trainer_yield()).metrics()}
 
 
 def _sample_exclusion(sample: Any, reason: str) -> Exclusion:
@@ -301,8 +302,9 @@ class SlimeRollout:
                         client.cancel(run.batch_id)
                         break
                 if selector.done:
-                    report_yield(selector.trainer_yield(), trainer="slime", capture=run.capture, one_sequence=False)
-                    return Output(samples=selector.result(), metrics=selector.metrics())
+                    value = selector.trainer_yield()
+                    report_yield(value, trainer="slime", capture=run.capture, one_sequence=False)
+                    return Output(samples=selector.result(), metrics=selector.metrics(value))
         raise AdapterError(
             f"{self.max_batches} polar batches gave {len(selector.accepted)} full groups of {n}, not {target}.",
             hint="look at the batches' infra errors (polar runs show), or raise --over-sampling-batch-size.",

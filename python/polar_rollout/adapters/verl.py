@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from ..check import Exclusion, NormalisedSample
-from ..rows import Row, Session, call_versions, finite_logprobs, reward_of, sessions_of
+from ..rows import Row, Session, call_versions, finite_logprobs, reward_of, sessions_of, trainable_count
 from .batching import BatchCoalescer, PolarSettings, SlotRows, default_client, run_batch
 from .capture import ONE_SEQUENCE_CAPTURE, check_capture
 from .common import AdapterError, MissingRewardError, SequenceTooLongError, choose_sequence, lazy_import, row_exclusion, sampling_from, task_ref
@@ -123,7 +123,7 @@ def to_agent_loop_output(
             "param_version_start": versions[0] if versions else -1,
             "param_version_end": versions[-1] if versions else -1,
             "polar_reward": reward_of(row),
-            "polar_yield_received": sum(1 for mask in row["loss_mask"] if mask == 1),
+            "polar_yield_received": trainable_count(row),
             "polar_yield_sampled": sampled,
         },
     )
