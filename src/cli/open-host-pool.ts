@@ -4,7 +4,6 @@ import { HostPool, requireAdmitted } from '../rollout/hosts/host-pool.js';
 import { localEngineId } from '../runtime/docker-runtime.js';
 import type { HostCheck } from '../runtime/sandbox-host.js';
 import { engineArchitecture } from '../runtime/ssh/check-ssh-host.js';
-import { createSshSandboxHost } from '../runtime/ssh/ssh-sandbox-host.js';
 import type { HostFlags } from './host-options.js';
 import { printError } from './output.js';
 
@@ -19,6 +18,8 @@ export function hostSpecsOf(flags: HostFlags): HostSpec[] {
  */
 export async function openHostPool(specs: readonly HostSpec[], options: { platform?: string } = {}): Promise<HostPool | undefined> {
   if (specs.length === 0) return undefined;
+  // The SSH stack (ssh2 among it) loads only when there are hosts to reach.
+  const { createSshSandboxHost } = await import('../runtime/ssh/ssh-sandbox-host.js');
   const pool = new HostPool(specs.map((spec) => createSshSandboxHost(spec, options.platform !== undefined ? { platform: options.platform } : {})));
   try {
     const results = await pool.admit({ architecture: engineArchitecture(), localEngineId: await localEngineId() });
