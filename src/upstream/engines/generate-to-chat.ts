@@ -33,7 +33,7 @@ export function generateRequest(chat: ChatCompletionRequestWire, promptIds: numb
  * Token text of a logprob entry: SGLang's decoded text when it sent one (return_text_in_logprobs), else
  * the id in vLLM's `token_id:<id>` spelling (the relays only read the logprob).
  */
-function entryOf([logprob, id, text]: SglangTokenLogprobWire): LogprobEntryWire {
+export function sglangLogprobEntry([logprob, id, text]: SglangTokenLogprobWire): LogprobEntryWire {
   // orjson writes -inf as null: a sampled token's logprob below float range, kept at vLLM's clamp value.
   return { token: text ?? `token_id:${id}`, logprob: logprob ?? -9999 };
 }
@@ -68,7 +68,7 @@ export function generateToChat(answer: SglangGenerateWire, promptIds: number[], 
       {
         index: 0,
         message: { role: 'assistant', content: parsed.content ?? '', reasoning_content: parsed.reasoning, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
-        logprobs: Array.isArray(logprobs) ? { content: logprobs.map(entryOf) } : null,
+        logprobs: Array.isArray(logprobs) ? { content: logprobs.map(sglangLogprobEntry) } : null,
         finish_reason: toolFinish,
         // SGLang clears matched when it reports parsed tool calls.
         matched_stop: toolFinish !== finish?.type || (typeof matched !== 'string' && typeof matched !== 'number') ? null : matched,

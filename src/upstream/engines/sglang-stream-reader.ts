@@ -18,8 +18,9 @@
 // -inf logprob as null (kept at vLLM's clamp, -9999). Nothing is re-tokenized.
 import type { ParseOptions } from '../../model-format/format-types.js';
 import { ModelStreamParser } from '../../model-format/model-stream-parser.js';
-import type { ChatCompletionChunkWire, EngineVersionsWire, LogprobEntryWire } from '../vllm-api-types.js';
+import type { ChatCompletionChunkWire, EngineVersionsWire } from '../vllm-api-types.js';
 import { chatFinish } from './completion-to-chat.js';
+import { sglangLogprobEntry } from './generate-to-chat.js';
 import { policyVersionOfSglang } from './sglang-control.js';
 import type { SglangGenerateWire, SglangTokenLogprobWire, SglangWeightVersionSpanWire } from './sglang-api-types.js';
 
@@ -34,11 +35,6 @@ function newPart<T>(list: readonly T[], have: number, total: number, mode: Mode)
 
 function sameIds(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((id, i) => id === b[i]);
-}
-
-/** The logprob entry the relays read: SGLang's token text when it sent one, else vLLM's `token_id:<id>` spelling. */
-function entryOf([logprob, id, text]: SglangTokenLogprobWire): LogprobEntryWire {
-  return { token: text ?? `token_id:${id}`, logprob: logprob ?? -9999 };
 }
 
 export interface SglangStreamOptions {
@@ -121,7 +117,7 @@ export class SglangStreamReader {
     chat.choices.push({
       index: 0,
       delta,
-      logprobs: logprobs === null ? null : { content: logprobs.map(entryOf) },
+      logprobs: logprobs === null ? null : { content: logprobs.map(sglangLogprobEntry) },
       finish_reason: reason,
       // SGLang reports the matched stop (string or token id); it clears it when it reports parsed tool calls.
       stop_reason: reason === 'stop' && (typeof matched === 'string' || typeof matched === 'number') ? matched : null,
