@@ -77,6 +77,8 @@ interface HostEntry {
   active: number;
   groups: Map<string, number>;
   images: Set<string>;
+  /** Whether the host has an image, asked once per image (shared by placements at once) until its health changes. */
+  probes: Map<string, Promise<boolean>>;
   pulls: TaskImages | undefined;
   admitted: boolean;
 }
@@ -116,10 +118,11 @@ export class HostPool {
     private readonly options: HostPoolOptions = {},
   ) {
     if (hosts.length === 0) throw new ConfigError('a host pool needs at least one host');
-    this.#entries = hosts.map((host) => ({ host, active: 0, groups: new Map(), images: new Set(), pulls: undefined, admitted: !host.remote }));
+    this.#entries = hosts.map((host) => ({ host, active: 0, groups: new Map(), images: new Set(), probes: new Map(), pulls: undefined, admitted: !host.remote }));
     for (const entry of this.#entries) {
       this.#unsubscribe.push(
         entry.host.onHealthChange((health) => {
+          entry.probes.clear();
           this.#emit({ type: 'host', host: entry.host.name, state: health.state, lastError: health.lastError });
           this.#wake();
         }),
@@ -270,7 +273,12 @@ export class HostPool {
       if (facts !== undefined) this.#facts.set(entry.host.name, { freeMemoryBytes: facts.freeMemoryBytes, cores: facts.cores });
     }
     if (!entry.images.has(request.image) && entry.host.remote) {
-      if (await entry.host.runtime.hasImage(request.image).catch(() => false)) entry.images.add(request.image);
+      let probe = entry.probes.get(request.image);
+      if (probe === undefined) {
+        probe = entry.host.runtime.hasImage(request.image).catch(() => false);
+        entry.probes.set(request.image, probe);
+      }
+      if (await probe) entry.images.add(request.image);
     }
   }
 

@@ -55,6 +55,29 @@ describe('HostPool', () => {
     expect([...pool.resolvedImages().keys()]).toEqual(['img:3']);
   });
 
+  it('asks a host whether it has an image once, for every placement waiting, until the host\'s health changes', async () => {
+    const hosts = [new FakeHost('h1', 1), new FakeHost('h2', 1)];
+    const asked: string[] = [];
+    for (const host of hosts) {
+      const hasImage = host.runtime.hasImage.bind(host.runtime);
+      host.runtime.hasImage = async (ref: string) => (asked.push(`${host.name} ${ref}`), hasImage(ref));
+    }
+    const pool = await admitted(hosts);
+    const first = await Promise.all([1, 2].map((id) => pool.place(request(id))));
+    const waiting = [3, 4, 5, 6].map((id) => pool.place(request(id)));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(asked.sort()).toEqual(['h1 img:1', 'h2 img:1']);
+    // A host that reconnects is asked again.
+    hosts[0]?.set({ state: 'down' });
+    hosts[0]?.set({ state: 'up' });
+    first[0]?.release();
+    first[1]?.release();
+    await Promise.race(waiting.slice(0, 2));
+    expect(asked.filter((entry) => entry === 'h1 img:1')).toHaveLength(2);
+    expect(asked.filter((entry) => entry === 'h2 img:1')).toHaveLength(1);
+    await pool.close();
+  });
+
   it('skips a lost host, says the lease was lost, and places the session\'s next attempt elsewhere', async () => {
     const [h1, h2] = [new FakeHost('h1', 4), new FakeHost('h2', 4)];
     const pool = await admitted([h1, h2]);
