@@ -5,6 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { UpstreamClient } from '../upstream/upstream-client.js';
 import { ReplicaHealth, type ReplicaHealthOptions } from './replica-health.js';
+import { normaliseUrl } from '../upstream/normalise-url.js';
 
 /** One replica as `gateway.replicas()` reports it. */
 export interface ReplicaStatus {
@@ -189,10 +190,6 @@ export class ReplicaPool {
   }
 }
 
-/** A replica's URL as the pool names it (no trailing slashes). */
-export function normaliseUrl(url: string): string {
-  return url.replace(/\/+$/, '');
-}
 
 /**
  * Every call in flight on a replica listens to its signal: without a limit Node warns of a possible leak

@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { observeRecorder } from '../capture/observe-recorder.js';
 import { createGateway, type Gateway } from '../gateway/create-gateway.js';
-import { normaliseUrl } from '../gateway/replica-pool.js';
+import { normaliseUrl } from '../upstream/normalise-url.js';
 import type { SwebenchRecord } from '../eval/swebench/swebench-record.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
 import { createStoreRecorder } from '../store/create-store-recorder.js';
@@ -118,8 +118,7 @@ export class SessionScheduler {
     this.hosts.useFootprints(this.#footprints);
     this.#stopPolling = engineMetrics.onPoll((snapshot) => {
       const loads = engineLoadsFromSnapshot(snapshot, this.gateway.generation.state().paused);
-      // Keyed as the admission's replicas are (the gateway's normalised URLs).
-      if (loads.size > 0) this.#admission.observe(new Map([...loads].map(([url, load]) => [normaliseUrl(url), load])), performance.now());
+      if (loads.size > 0) this.#admission.observe(loads, performance.now());
     });
     this.#pools = new StagePools<SessionUnit>(
       options.sizes,

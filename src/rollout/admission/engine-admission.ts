@@ -207,6 +207,11 @@ export class EngineAdmission {
     return this.hold === null && active < this.target() && this.guardAllows(live);
   }
 
+  /** The KV cache usage of the last reading (0 before the first). */
+  kvUsage(): number {
+    return this.last?.kvUsage ?? 0;
+  }
+
   state(): EngineAdmissionState {
     const { target, source } = this.targetWithSource();
     return {

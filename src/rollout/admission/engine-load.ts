@@ -4,6 +4,7 @@
 // /metrics poller (engineLoadsFromSnapshot), the GPU benchmark from the simulated engines' snapshots.
 import type { EngineMetricsSnapshot } from '../../sim/engine/engine-metrics.js';
 import type { EngineSnapshot } from '../../upstream/metrics/engine-snapshot.js';
+import { normaliseUrl } from '../../upstream/normalise-url.js';
 
 export interface EngineLoad {
   /** Requests in the running batch (vllm:num_requests_running). */
@@ -42,7 +43,8 @@ export function engineLoadFromSimulator(snapshot: EngineMetricsSnapshot): Engine
 }
 
 /**
- * polar's engine metrics poller's snapshot as one load reading per replica (by URL); a replica whose gauges are
+ * polar's engine metrics poller's snapshot as one load reading per replica (by normalised URL, as admission and
+ * the gateway key replicas); a replica whose gauges are
  * unknown (no scrape answered yet, or no /metrics) is left out. `paused`: polar holds generation (a pause).
  */
 export function engineLoadsFromSnapshot(snapshot: EngineSnapshot, paused: boolean): Map<string, EngineLoad> {
@@ -50,7 +52,7 @@ export function engineLoadsFromSnapshot(snapshot: EngineSnapshot, paused: boolea
   for (const replica of snapshot.replicas) {
     const { running, waiting, kvUsage, kvCapacityTokens, preemptions } = replica;
     if (running === null || waiting === null || kvUsage === null) continue;
-    loads.set(replica.url, { running, waiting, kvUsage, kvCapacityTokens, preemptions: preemptions ?? 0, maxNumSeqs: null, paused, ceilingTokensPerSecond: replica.ceiling?.tokensPerSecond ?? null });
+    loads.set(normaliseUrl(replica.url), { running, waiting, kvUsage, kvCapacityTokens, preemptions: preemptions ?? 0, maxNumSeqs: null, paused, ceilingTokensPerSecond: replica.ceiling?.tokensPerSecond ?? null });
   }
   return loads;
 }

@@ -194,18 +194,14 @@ export class EngineSessionAdmission extends AdmissionGate {
 
   protected place(active: number): string | null | undefined {
     if (active >= Math.max(1, this.hostCap())) return undefined;
-    let best: AdmissionReplica | undefined;
-    let bestRoom = 0;
-    for (const entry of this.replicas) {
-      const held = [...(this.heldOn.get(entry.replica) ?? [])];
-      const on = held.length;
-      if (!entry.controller.mayStart(on, held.map((place) => place.context))) continue;
-      const room = entry.controller.target() - on;
-      const kv = entry.controller.state().load?.kvUsage ?? 0;
-      if (best === undefined || room > bestRoom || (room === bestRoom && kv < (best.controller.state().load?.kvUsage ?? 0))) {
-        best = entry;
-        bestRoom = room;
-      }
+    // The replica with the most room under its target, the least used KV cache among equals.
+    let best: { replica: string; room: number; kv: number } | undefined;
+    for (const { replica, controller } of this.replicas) {
+      const contexts = this.contextsOn(replica);
+      if (!controller.mayStart(contexts.length, contexts)) continue;
+      const room = controller.target() - contexts.length;
+      const kv = controller.kvUsage();
+      if (best === undefined || room > best.room || (room === best.room && kv < best.kv)) best = { replica, room, kv };
     }
     if (best === undefined) return undefined;
     return this.replicas.length === 1 ? null : best.replica;

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { type CacheJsonFile, readCacheJson, writeCacheJson } from '../../config/cache-json-file.js';
 import type { ControlStep } from './engine-fleet.js';
+import { normaliseUrl } from '../normalise-url.js';
 
 const askedSchema = z.object({
   paused: z.enum(['keep', 'abort']).nullable(),
@@ -24,10 +25,6 @@ const FILE: CacheJsonFile<z.infer<typeof fileSchema>> = {
   notOursHint: 'Move it away; the next `polar engine` command writes a new one.',
 };
 
-function key(url: string): string {
-  return url.replace(/\/+$/, '');
-}
-
 /** Every replica's recorded state, by URL; none when the file does not exist. Throws ConfigError for a file that is not ours. */
 export function readAskedControlStates(file: string): Record<string, AskedControlState> {
   return readCacheJson(file, FILE)?.replicas ?? {};
@@ -35,7 +32,7 @@ export function readAskedControlStates(file: string): Record<string, AskedContro
 
 /** The recorded state of `url`, or undefined when polar recorded nothing for it. */
 export function askedControlState(states: Record<string, AskedControlState>, url: string): AskedControlState | undefined {
-  return states[key(url)];
+  return states[normaliseUrl(url)];
 }
 
 /**
@@ -47,13 +44,13 @@ export function recordControlSteps(file: string, steps: readonly ControlStep[]):
   if (done.length === 0) return;
   const states = readAskedControlStates(file);
   for (const step of done) {
-    const state = states[key(step.replica)] ?? { paused: null, sleeping: null, at: step.at };
+    const state = states[normaliseUrl(step.replica)] ?? { paused: null, sleeping: null, at: step.at };
     if (step.action === 'pause') state.paused = step.mode ?? null;
     else if (step.action === 'resume') state.paused = null;
     else if (step.action === 'sleep') state.sleeping = step.level ?? 1;
     else state.sleeping = null;
     state.at = step.at;
-    states[key(step.replica)] = state;
+    states[normaliseUrl(step.replica)] = state;
   }
   writeCacheJson(file, { version: 1, replicas: states });
 }

@@ -5,6 +5,7 @@ import { detectEngine } from '../engines/detect-engine.js';
 import type { ControlCapabilities } from '../engines/engine-control.js';
 import type { EngineName } from '../engines/engine-name.js';
 import { EngineFleet, type EngineFleetOptions } from './engine-fleet.js';
+import { normaliseUrl } from '../normalise-url.js';
 
 export interface FleetReplicaSpec {
   /** OpenAI base URL (`…/v1`); a trailing slash is dropped. */
@@ -18,7 +19,7 @@ export interface FleetReplicaSpec {
 export async function openEngineFleet(specs: readonly FleetReplicaSpec[], options: EngineFleetOptions = {}): Promise<EngineFleet> {
   const replicas = await Promise.all(
     specs.map(async (spec) => ({
-      url: spec.url.replace(/\/+$/, ''),
+      url: normaliseUrl(spec.url),
       engine: spec.engine ?? (await detectEngine(spec.url)).engine,
       ...(spec.capabilities !== undefined ? { capabilities: spec.capabilities } : {}),
     })),

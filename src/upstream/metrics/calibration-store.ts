@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { type CacheJsonFile, readCacheJson, writeCacheJson } from '../../config/cache-json-file.js';
 import type { EngineName } from '../engines/engine-name.js';
 import type { EngineCeiling } from './engine-ceiling.js';
+import { normaliseUrl } from '../normalise-url.js';
 
 const calibrationSchema = z.object({
   url: z.string(),
@@ -39,7 +40,7 @@ export interface CalibrationKey {
 }
 
 function sameKey(a: CalibrationKey, b: CalibrationKey): boolean {
-  return a.url.replace(/\/+$/, '') === b.url.replace(/\/+$/, '') && a.engine === b.engine && a.model === b.model && a.engineVersion === b.engineVersion;
+  return normaliseUrl(a.url) === normaliseUrl(b.url) && a.engine === b.engine && a.model === b.model && a.engineVersion === b.engineVersion;
 }
 
 /** Every stored calibration; none when the file does not exist. Throws ConfigError for a file that is not ours. */
