@@ -18,6 +18,11 @@ export function addHostOptions(command: Command, options: { hostFlag?: boolean }
   return command;
 }
 
+/** Whether --hosts or --host names any host (else sessions run on the local engine). */
+export function hasHostFlags(flags: HostFlags): boolean {
+  return flags.hosts !== undefined || (flags.host?.length ?? 0) > 0;
+}
+
 export function collectHost(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }

@@ -9,7 +9,7 @@ import { printError } from './output.js';
 
 /** The host specs the flags name (empty: the local engine). */
 export function hostSpecsOf(flags: HostFlags): HostSpec[] {
-  return resolveHostSpecs({ ...(flags.hosts !== undefined ? { hosts: flags.hosts } : {}), ...(flags.host !== undefined ? { host: flags.host } : {}) });
+  return resolveHostSpecs(flags);
 }
 
 /**

@@ -201,9 +201,8 @@ export async function resumeRollout(runName: string, context: RolloutContext, ov
   return withScheduler(options, records, context, async (scheduler) => {
     context.store.runs.setOwner(run.id, process.pid, hostname());
     // Containers of the killed process: its pid is dead, so gc removes them (on every host that answers).
-    for (const host of scheduler.hosts.hosts) {
-      if (host.health().state === 'up') await collectGarbage(host.runtime).catch(() => undefined);
-    }
+    const up = scheduler.hosts.hosts.filter((host) => host.health().state === 'up');
+    await Promise.all(up.map((host) => collectGarbage(host.runtime).catch(() => undefined)));
     // Light summaries (no agent log, no patch): a resume of 8,000 sessions does not load their logs.
     for (const session of context.store.runs.iterateSessionSummaries(run.id)) {
       // A session a serve batch's tail cut (tail_cancelled) stays cut: the trainer was told it is not delivered.

@@ -8,17 +8,15 @@ import type { DoctorOptions } from './doctor.js';
 import { parseEngineFlag } from '../../upstream/engines/engine-name.js';
 import { parseControlFeatures } from '../parse-control-features.js';
 import { UsageError } from '../../errors.js';
+import { hasHostFlags } from '../host-options.js';
 
 export async function doctorAction(options: DoctorOptions): Promise<void> {
-  const withHosts = options.hosts !== undefined || (options.host?.length ?? 0) > 0;
+  const withHosts = hasHostFlags(options);
   if (options.upstream === undefined && !withHosts) {
     throw new UsageError('polar doctor needs --upstream (a model server) or --hosts/--host (Docker hosts)', 'e.g. polar doctor --upstream http://127.0.0.1:8000/v1, or polar doctor --hosts hosts.yaml');
   }
-  if (withHosts) {
-    await (await import('./doctor-hosts-action.js')).doctorHostsAction(options);
-    if (options.upstream === undefined) return;
-  }
-  await doctorUpstream(options, options.upstream as string);
+  if (withHosts) await (await import('./doctor-hosts-action.js')).doctorHostsAction(options);
+  if (options.upstream !== undefined) await doctorUpstream(options, options.upstream);
 }
 
 async function doctorUpstream(options: DoctorOptions, upstreamSpec: string): Promise<void> {

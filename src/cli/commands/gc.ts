@@ -1,6 +1,6 @@
 // `polar gc`: remove every polar container that no live run owns.
 import type { Command } from 'commander';
-import { addHostOptions, type HostFlags } from '../host-options.js';
+import { addHostOptions, hasHostFlags, type HostFlags } from '../host-options.js';
 
 export function registerGcCommand(program: Command): void {
   const command = program
@@ -9,7 +9,7 @@ export function registerGcCommand(program: Command): void {
     .option('--dry-run', 'only list what would be removed');
   addHostOptions(command);
   command.action(async (flags: HostFlags & { dryRun?: boolean }) => {
-    if (flags.hosts !== undefined || (flags.host?.length ?? 0) > 0) return (await import('./gc-hosts.js')).gcHostsAction(flags);
+    if (hasHostFlags(flags)) return (await import('./gc-hosts.js')).gcHostsAction(flags);
     return (await import('./gc-action.js')).gcAction(flags);
   });
 }

@@ -29,7 +29,7 @@ import { briefEngineUsage, formatEngineUsage } from '../../ui/format-engine.js';
 import { formatCount, formatDuration } from '../../ui/format-number.js';
 import { hostsDefaultConcurrency } from '../admission-option.js';
 import { hostSpecsOf, openHostPool } from '../open-host-pool.js';
-import type { HostFlags } from '../host-options.js';
+import { hasHostFlags, type HostFlags } from '../host-options.js';
 
 export async function rolloutAction(flags: RolloutFlags): Promise<void> {
   if (flags.resume === undefined && (flags.harness === undefined || flags.dataset === undefined)) {
@@ -161,7 +161,7 @@ function summaryLines(result: RolloutResult, dbPath: string, options: { verbose:
  * process's containers there are collected. Undefined: the local engine.
  */
 function rolloutHostFlags(flags: RolloutFlags, store: Store): HostFlags | undefined {
-  if (flags.hosts !== undefined || (flags.host ?? []).length > 0) {
+  if (hasHostFlags(flags)) {
     return { ...(flags.hosts !== undefined ? { hosts: path.resolve(flags.hosts) } : {}), ...((flags.host ?? []).length > 0 ? { host: flags.host } : {}) };
   }
   if (flags.resume === undefined) return undefined;
