@@ -43,6 +43,21 @@ export interface HostCheck {
   engineId?: string;
 }
 
+/**
+ * Two entries reaching one engine would count its slots twice: every host after the first with the same engine
+ * gets a failed `distinct engine` check naming that first host.
+ */
+export function flagSharedEngines(hosts: readonly { name: string; checks: HostCheck[] }[]): void {
+  const engines = new Map<string, string>();
+  for (const { name, checks } of hosts) {
+    const id = checks.find((check) => check.name === 'engine' && check.ok)?.engineId;
+    if (id === undefined) continue;
+    const first = engines.get(id);
+    if (first !== undefined) checks.push({ name: 'distinct engine', ok: false, detail: `the same engine as host ${first}`, fix: 'List each Docker engine once in the hosts file.' });
+    else engines.set(id, name);
+  }
+}
+
 export interface HostRequirements {
   /** The engine architecture the local bundles run on (`x86_64`, `aarch64`). */
   architecture: string;

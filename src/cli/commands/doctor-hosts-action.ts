@@ -5,7 +5,7 @@ import { localEngineId } from '../../runtime/docker-runtime.js';
 import { engineArchitecture } from '../../runtime/ssh/check-ssh-host.js';
 import { createSshSandboxHost } from '../../runtime/ssh/ssh-sandbox-host.js';
 import { describeHostSpec } from '../../config/hosts-file.js';
-import type { HostCheck } from '../../runtime/sandbox-host.js';
+import { flagSharedEngines, type HostCheck } from '../../runtime/sandbox-host.js';
 import type { HostFlags } from '../host-options.js';
 import { hostSpecsOf } from '../open-host-pool.js';
 import { printJson, printLine, printTable } from '../output.js';
@@ -24,15 +24,7 @@ export async function doctorHostsAction(flags: HostFlags & { json?: boolean; ima
       }
     }),
   );
-  // Two entries reaching one engine would count its slots twice.
-  const engines = new Map<string, string>();
-  for (const { spec, checks } of reports) {
-    const engine = checks.find((check) => check.name === 'engine' && check.ok)?.engineId;
-    if (engine === undefined) continue;
-    const other = engines.get(engine);
-    if (other !== undefined) checks.push({ name: 'distinct engine', ok: false, detail: `the same engine as host ${other}`, fix: 'List each Docker engine once in the hosts file.' });
-    engines.set(engine, spec.name);
-  }
+  flagSharedEngines(reports.map(({ spec, checks }) => ({ name: spec.name, checks })));
   if (flags.json) {
     printJson({ hosts: reports.map(({ spec, checks }) => ({ ...describeHostSpec(spec), admitted: checks.every((check) => check.ok), checks })) });
   } else {

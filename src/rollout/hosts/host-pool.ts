@@ -7,7 +7,7 @@
 import { freemem } from 'node:os';
 import { ConfigError, EXIT_CODES, PolarError } from '../../errors.js';
 import type { ContainerRuntime, EnsureImageResult } from '../../runtime/container-runtime.js';
-import { localSandboxHost, type HostCheck, type HostHealth, type HostRequirements, type SandboxHost } from '../../runtime/sandbox-host.js';
+import { flagSharedEngines, localSandboxHost, type HostCheck, type HostHealth, type HostRequirements, type SandboxHost } from '../../runtime/sandbox-host.js';
 import { HostLostError } from '../../runtime/ssh/ssh-errors.js';
 import { DEFAULT_FOOTPRINT, hostSessionCap, type HarnessFootprints } from '../admission/host-capacity.js';
 import { pullTaskImages, type TaskImages } from '../pull-task-images.js';
@@ -162,15 +162,7 @@ export class HostPool {
    */
   async admit(requirements: HostRequirements): Promise<{ host: string; checks: HostCheck[]; admitted: boolean; error?: string }[]> {
     const checked = await Promise.all(this.#entries.map((entry) => entry.host.check(requirements).catch((error: unknown): HostCheck[] => [{ name: 'ssh', ok: false, detail: (error as Error).message }])));
-    // Two entries reaching one engine would count its slots twice: the later one is refused.
-    const engines = new Map<string, string>();
-    checked.forEach((checks, index) => {
-      const id = checks.find((check) => check.name === 'engine' && check.ok)?.engineId;
-      if (id === undefined) return;
-      const first = engines.get(id);
-      if (first !== undefined) checks.push({ name: 'distinct engine', ok: false, detail: `the same engine as host ${first}`, fix: 'List each Docker engine once in the hosts file.' });
-      else engines.set(id, this.#entries[index]?.host.name ?? '');
-    });
+    flagSharedEngines(this.#entries.map((entry, index) => ({ name: entry.host.name, checks: checked[index] ?? [] })));
     const results = await Promise.all(
       this.#entries.map(async (entry, index) => {
         const checks = checked[index] ?? [];
