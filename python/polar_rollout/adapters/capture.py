@@ -17,6 +17,12 @@ from ..errors import CaptureUnavailable, InvalidRequest, PolarError
 #: What one-sequence trainers ask for unless the user opts into chat.
 ONE_SEQUENCE_CAPTURE = "token_in"
 
+def asked_capture(explicit: Optional[str], configured: Optional[str], *, one_sequence: bool) -> Optional[str]:
+    """The capture mode an adapter's batches ask for: the adapter's own, else the settings' (POLAR_CAPTURE), else
+    token-in for a trainer that takes one sequence per sample (None: the server's default)."""
+    return explicit or configured or (ONE_SEQUENCE_CAPTURE if one_sequence else None)
+
+
 #: Said with every CaptureUnavailable an adapter raises: the opt-in and what it costs.
 CHAT_OPT_IN = (
     "Or opt into chat mode (capture='chat' on the adapter, or POLAR_CAPTURE=chat): a trainer taking one sequence per "

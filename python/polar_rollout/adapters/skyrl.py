@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from ..check import Exclusion, NormalisedSample
 from ..rows import Row, Session, call_versions, finite_logprobs, groups_of, is_main, trace_id_of
 from .batching import PolarSettings, default_client, plan_batches, run_batch
-from .capture import ONE_SEQUENCE_CAPTURE, check_capture
+from .capture import asked_capture, check_capture
 from .trainer_yield import RECEIVED, SAMPLED, TrainerYield, report_yield, trainer_yield
 from .common import (
     AdapterError,
@@ -313,8 +313,7 @@ class PolarGeneratorBase:
 
     def _asked(self, settings: PolarSettings) -> Optional[str]:
         """The capture mode batches ask for: the generator's, the settings', else token-in in trajectory mode."""
-        configured = self.capture or settings.capture
-        return configured or (None if self.step_wise else ONE_SEQUENCE_CAPTURE)
+        return asked_capture(self.capture, settings.capture, one_sequence=not self.step_wise)
 
     def _collect(self, trajectory_ids: Sequence[Any], extras: Sequence[Any], sampling: Dict[str, Any], version: Optional[int],
                  settings: PolarSettings) -> Dict[Tuple[str, int], Session]:

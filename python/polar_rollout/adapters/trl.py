@@ -30,7 +30,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from ..check import Exclusion, NormalisedSample
 from ..rows import Session, finite_logprobs, groups_of, reward_of
 from .batching import PolarSettings, default_client, plan_batches, run_batch
-from .capture import ONE_SEQUENCE_CAPTURE, check_capture
+from .capture import asked_capture, check_capture
 from .common import AdapterError, PromptLayoutError, assign_sessions, choose_sequence, instance_id_of, sampling_from, session_metrics, task_ref
 from .policy_versions import sync_weights
 from .trainer_yield import TrainerYield, report_yield, trainer_yield
@@ -157,7 +157,7 @@ def make_rollout_func(*, client: Any = None, settings: Optional[PolarSettings] =
         args = trainer.args
         sampling = sampling_from({name: getattr(args, name, None) for name in ("temperature", "top_p", "top_k", "min_p")})
         polar_client, polar_settings = client or default_client(), settings or PolarSettings.from_env(default_sync="pause")
-        asked = capture or polar_settings.capture or ONE_SEQUENCE_CAPTURE
+        asked = asked_capture(capture, polar_settings.capture, one_sequence=True)
         version = getattr(getattr(trainer, "state", None), "global_step", None)  # the optimizer steps behind the weights
         if push_weights is not None and version is not None and version != synced["step"]:
             sync_weights(polar_client, version, functools.partial(push_weights, trainer))

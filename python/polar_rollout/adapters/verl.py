@@ -36,7 +36,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 from ..check import Exclusion, NormalisedSample
 from ..rows import Row, Session, call_versions, finite_logprobs, reward_of, sessions_of, trainable_count
 from .batching import BatchCoalescer, PolarSettings, SlotRows, default_client, run_batch
-from .capture import ONE_SEQUENCE_CAPTURE, check_capture
+from .capture import asked_capture, check_capture
 from .common import AdapterError, MissingRewardError, SequenceTooLongError, choose_sequence, lazy_import, row_exclusion, sampling_from, task_ref
 from .trainer_yield import TrainerYield, session_sampled_tokens
 
@@ -217,7 +217,7 @@ class PolarAgentLoopMixin:
         coalescer = _COALESCERS.get(key)
         if coalescer is None:
             client, settings, sampling = default_client(), PolarSettings.from_env(), sampling_from(sampling_params)
-            capture = asked or settings.capture or ONE_SEQUENCE_CAPTURE
+            capture = asked_capture(asked, settings.capture, one_sequence=True)
             _CAPTURES[key] = capture
             coalescer = _COALESCERS[key] = BatchCoalescer(
                 lambda tasks, samples: run_batch(client, settings, tasks, samples, builder="prefix_merging", sampling=sampling,
