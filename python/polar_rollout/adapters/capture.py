@@ -9,13 +9,21 @@ default (``chat`` unless ``polar serve --token-in``).
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Literal, Optional, overload
 
 from ..batch import CAPTURES
 from ..errors import CaptureUnavailable, InvalidRequest, PolarError
 
 #: What one-sequence trainers ask for unless the user opts into chat.
 ONE_SEQUENCE_CAPTURE = "token_in"
+
+@overload
+def asked_capture(explicit: Optional[str], configured: Optional[str], *, one_sequence: Literal[True]) -> str: ...
+
+
+@overload
+def asked_capture(explicit: Optional[str], configured: Optional[str], *, one_sequence: bool) -> Optional[str]: ...
+
 
 def asked_capture(explicit: Optional[str], configured: Optional[str], *, one_sequence: bool) -> Optional[str]:
     """The capture mode an adapter's batches ask for: the adapter's own, else the settings' (POLAR_CAPTURE), else
